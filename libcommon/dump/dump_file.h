@@ -1,0 +1,44 @@
+// Reading the tensors a dump file holds, whatever its format: .npy, 1.1/1.2 .bin, the Ascend
+// DumpData container, Opdebug overflow records, msprobe raw files and statistic.csv rows.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "dump/ascend_dump.h"
+#include "dump/file_name.h"
+#include "dump/side_files.h"
+#include "dump/tree.h"
+#include "io/byte_reader.h"
+#include "tensor/npy.h"
+
+namespace msdt::dump {
+
+// One tensor: a row of dump-parse, an output of dump-convert.
+struct DumpTensor {
+  std::string format;  // "npy", "bin", "ascend", "overflow", "msprobe-raw", "statistic"
+  std::string op_type, op_name;
+  std::optional<uint64_t> task_id, stream_id, timestamp;
+  std::string io;  // "input", "output"; empty when unknown
+  std::optional<uint32_t> slot;
+  std::string device_format;
+  std::optional<DType> dtype;   // the dtype of the stored elements
+  std::vector<uint64_t> shape;  // as stored (device shape for DumpData)
+  bool shape_known = false;
+  uint64_t bytes = 0;                // payload bytes on disk
+  std::optional<TensorView> view;    // elements; valid while the file's bytes live
+  const NpyHeader* npy = nullptr;            // for format "npy"
+  const AscendDump* container = nullptr;     // for "ascend" and "overflow"
+  const AscendTensor* ascend = nullptr;      // for "ascend" and "overflow"
+  const StatisticRow* statistics = nullptr;  // for "statistic"
+};
+
+// Parses `contents` (the bytes of `file`) and calls `visit` for each tensor in order. Files that
+// hold no tensors (execution order, metadata, graphs) visit nothing. An unknown or damaged file is
+// an Error naming the offset or line; a file whose name says one thing and content another is
+// classified by content (a .npy magic, a DumpData container).
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const DumpTensor&)>& visit);
+
+}  // namespace msdt::dump

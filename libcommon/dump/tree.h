@@ -1,0 +1,57 @@
+// Walking dump trees: every file under the paths a user gives, grouped by directory, with its
+// place in the layout (rank, net, graph, iteration) read from the directory names (dump spec §2)
+// and its name classified (§3). Numeric names are resolved through the directory's mapping.csv
+// first (§3.8). Directories and files are visited in name order, so output is stable.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dump/file_name.h"
+#include "io/error.h"
+
+namespace msdt::dump {
+
+struct DumpLocation {
+  std::optional<uint32_t> rank;       // rank_N; device_N in 1.1/1.2; {device_id} in O2
+  std::string net;                    // net_name; model_name in O2; empty when unknown
+  std::optional<uint32_t> graph;      // graph_id; model_id in O2
+  std::optional<uint64_t> iteration;  // iteration_N, {iteration}, step_N
+  bool constants = false;             // {graph}/constants/
+  // "sync-1.1" (format A), "async-1.1" (B), "rank" (C–G), "o2" (H), "msprobe" (J), "" unknown.
+  std::string layout;
+};
+
+// Reads the layout from the directory names that lead to a file, nearest last.
+DumpLocation locate(std::span<const std::string> directories);
+
+struct DumpFile {
+  std::filesystem::path path;  // openable
+  std::string display;         // as printed: the argument the user gave, then the relative part
+  std::string stored_name;     // the name on disk (a numeric mapped name stays here)
+  DumpFileName name;           // parsed from the original name when mapping.csv has it
+  uint64_t size = 0;
+};
+
+struct DumpDirectory {
+  std::filesystem::path path;
+  std::string display;
+  DumpLocation where;
+  std::vector<DumpFile> files;  // regular files directly inside, by name
+};
+
+struct WalkCallbacks {
+  std::function<void(const DumpDirectory&)> directory;
+  // A path that could not be read (missing, permission, a bad mapping.csv); the walk goes on.
+  std::function<void(const std::string& display, const Error&)> error;
+};
+
+// Each root may be a directory (walked recursively, symlinks to directories not followed) or a
+// file (visited as a directory of one file). Hidden directories such as .dump_metadata are walked.
+void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& callbacks);
+
+}  // namespace msdt::dump

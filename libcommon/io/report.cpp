@@ -1,0 +1,91 @@
+#include "io/report.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace msdt {
+
+Diagnostics::Diagnostics(std::string tool) : Diagnostics(std::move(tool), std::cerr) {}
+
+Diagnostics::Diagnostics(std::string tool, std::ostream& err) : tool_(std::move(tool)), err_(err) {}
+
+void Diagnostics::print(std::string_view level, std::string_view file, const Error& error) {
+  std::cout.flush();
+  std::fflush(stdout);
+  std::string line = file.empty() ? fmt::format("{}: {}: {}\n", tool_, level, error.describe())
+                                  : fmt::format("{}: {}: '{}': {}\n", tool_, level,
+                                                printable_path(file), error.describe());
+  err_ << line;
+  err_.flush();
+}
+
+void Diagnostics::error(std::string_view file, const Error& error) {
+  std::lock_guard lock(mutex_);
+  ++errors_;
+  print("error", file, error);
+}
+
+void Diagnostics::error(const Error& error) { this->error({}, error); }
+
+void Diagnostics::output_error(std::string_view file, const Error& error) {
+  std::lock_guard lock(mutex_);
+  ++errors_;
+  output_failed_ = true;
+  print("error", file, error);
+}
+
+void Diagnostics::warning(std::string_view file, const Error& error) {
+  std::lock_guard lock(mutex_);
+  std::string key = fmt::format("{}\n{}", file, error.describe());
+  if (!warned_.insert(key).second) return;
+  print("warning", file, error);
+}
+
+uint64_t Diagnostics::error_count() const {
+  std::lock_guard lock(mutex_);
+  return errors_;
+}
+
+int Diagnostics::exit_code() const {
+  std::lock_guard lock(mutex_);
+  if (output_failed_) return kExitOutput;
+  return errors_ > 0 ? kExitBadInput : kExitOk;
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0.
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string printable_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (size_t i = 0; i < path.size();) {
+    auto c = static_cast<unsigned char>(path[i]);
+    size_t n = utf8_sequence_length(path, i);
+    if (n == 0 || c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else if (c == '\\') {
+      out += "\\\\";
+      ++i;
+    } else {
+      out.append(path.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace msdt

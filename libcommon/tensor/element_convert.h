@@ -1,0 +1,26 @@
+// Turning elements npy cannot hold into ones it can (dump spec §9.4): bfloat16 to float32 (or raw
+// 16-bit patterns), int4 to int8 (low nibble first, sign-extended), uint1 to uint8 (np.unpackbits
+// order, most significant bit first, as msaccucmp does), float8 to float32, complex32 to complex64.
+#pragma once
+
+#include <vector>
+
+#include "tensor/dtype.h"
+
+namespace msdt {
+
+enum class Bf16Mode { Float32, Raw };  // Raw: the bit patterns as uint16
+
+// The dtype a tensor of `dtype` is written as in a standard .npy; nullopt when there is none
+// (string, int2, float6, float4, hifloat types).
+std::optional<DType> npy_storage_dtype(DType dtype, Bf16Mode bf16 = Bf16Mode::Float32);
+
+// True when npy_storage_dtype(dtype) == dtype and the bytes can be copied as they are.
+bool stored_as_is(DType dtype, Bf16Mode bf16 = Bf16Mode::Float32);
+
+// Converts `count` elements of `tensor` starting at element `first` to npy_storage_dtype, appending
+// the little-endian bytes to `out`. Callers convert in chunks to keep memory flat.
+Status convert_elements(const TensorView& tensor, uint64_t first, uint64_t count, Bf16Mode bf16,
+                        std::vector<std::byte>& out);
+
+}  // namespace msdt

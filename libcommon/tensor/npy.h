@@ -1,0 +1,37 @@
+// The .npy format (dump spec §9): a reader that accepts every header NumPy and MindSpore write,
+// and a writer of the standard form.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tensor/dtype.h"
+
+namespace msdt {
+
+struct NpyHeader {
+  uint8_t major_version = 1;
+  uint8_t minor_version = 0;
+  std::string descr;             // as written, e.g. "<f4", "<E2"
+  DType dtype = DType::Float32;  // '<E2', or 'V2' with a bfloat16 name hint, give BFloat16
+  bool big_endian = false;
+  bool fortran_order = false;
+  std::vector<uint64_t> shape;
+  uint64_t data_offset = 0;  // where the elements start
+  uint64_t data_size = 0;    // dtype_bytes(element count); checked to fit in the file
+};
+
+// Parses the header of a whole .npy file and checks that the data fits in it (extra trailing
+// bytes are allowed and reported by the caller if it cares). `dtype_hint` comes from a dtype word
+// in the file name and only disambiguates 'V2'.
+Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint = std::nullopt);
+
+// Version 1.0 header (2.0 when it would not fit), 64-byte aligned, keys descr, fortran_order,
+// shape; C order. `dtype` must have an npy_descr.
+std::string make_npy_header(DType dtype, std::span<const uint64_t> shape);
+
+// A view of the elements of a little-endian, C-order npy; an error for fortran order or
+// big-endian data, which callers convert instead.
+Expected<TensorView> npy_tensor(Bytes file, const NpyHeader& header);
+
+}  // namespace msdt

@@ -1,0 +1,26 @@
+// One-pass tensor statistics for every dtype.
+//
+// Definitions (documented in README and the man page): count is every element; nan, pos_inf,
+// neg_inf, zero (-0.0 included), negative (< 0) and positive (> 0) are counts over all elements;
+// min and max are over the non-NaN elements; mean, std (population, ddof 0, as np.std),
+// abs_mean and l2norm are over the finite elements. A statistic with no element to take it over
+// is absent. Complex tensors get count only; bool counts as 0/1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "tensor/dtype.h"
+
+namespace msdt {
+
+struct TensorStats {
+  uint64_t count = 0;
+  std::optional<double> min, max, mean, std, abs_mean, l2norm;
+  uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0;
+};
+
+// Reads each element once; bounded memory whatever the tensor size.
+TensorStats compute_stats(const TensorView& tensor);
+
+}  // namespace msdt
