@@ -43,7 +43,8 @@ using Status = std::optional<Error>;
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value)
+      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Expected(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   bool has_value() const { return state_.index() == 0; }
@@ -73,13 +74,13 @@ class [[nodiscard]] Expected {
 #define MSDT_TRY_CONCAT_INNER(a, b) a##b
 #define MSDT_TRY_CONCAT(a, b) MSDT_TRY_CONCAT_INNER(a, b)
 #define MSDT_TRY(decl, expr) MSDT_TRY_IMPL(MSDT_TRY_CONCAT(msdt_try_, __LINE__), decl, expr)
-#define MSDT_TRY_IMPL(tmp, decl, expr) \
-  auto tmp = (expr);                   \
+#define MSDT_TRY_IMPL(tmp, decl, expr)     \
+  auto tmp = (expr);                       \
   if (!tmp) return std::move(tmp).error(); \
   decl = std::move(*tmp)
 
 // MSDT_CHECK(status_expr): returns the Error of a failed Status.
-#define MSDT_CHECK(expr)                                          \
-  do {                                                            \
+#define MSDT_CHECK(expr)                                                       \
+  do {                                                                         \
     if (auto msdt_check_status = (expr)) return std::move(*msdt_check_status); \
   } while (0)

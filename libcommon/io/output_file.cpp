@@ -33,9 +33,8 @@ Expected<AtomicFile> AtomicFile::create(const std::filesystem::path& target) {
   AtomicFile file;
   file.target_ = target;
   // Hidden, and unique per process and call, so parallel writers never collide.
-  file.temporary_ = target.parent_path() /
-                    fmt::format(".{}.tmp{}.{}", target.filename().string(), ::getpid(),
-                                counter.fetch_add(1));
+  file.temporary_ = target.parent_path() / fmt::format(".{}.tmp{}.{}", target.filename().string(),
+                                                       ::getpid(), counter.fetch_add(1));
   file.fd_ = ::open(file.temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (file.fd_ < 0) return Error{fmt::format("cannot create output: {}", errno_text())};
   return file;
@@ -107,9 +106,10 @@ Expected<std::filesystem::path> join_under(const std::filesystem::path& root,
     if (end == std::string_view::npos) end = relative.size();
     std::string_view part = relative.substr(start, end - start);
     if (part.empty() || part == "." || part == "..")
-      return Error{fmt::format("output name '{}' has a '{}' component that could leave the "
-                               "output folder",
-                               relative, part)};
+      return Error{
+          fmt::format("output name '{}' has a '{}' component that could leave the "
+                      "output folder",
+                      relative, part)};
     if (part.size() >= 256)
       return Error{fmt::format("output name component of {} bytes is too long", part.size())};
     result /= std::string(part);

@@ -1,0 +1,189 @@
+#include "dump/dump_file.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "tensor/layout.h"
+
+namespace msdt::dump {
+namespace {
+
+bool starts_with_npy_magic(Bytes contents) {
+  static constexpr char kMagic[] = "\x93NUMPY";
+  return contents.size() >= 6 && std::memcmp(contents.data(), kMagic, 6) == 0;
+}
+
+std::string_view as_text(Bytes contents) {
+  return {reinterpret_cast<const char*>(contents.data()), contents.size()};
+}
+
+// Fields every tensor of the file shares, taken from its name.
+DumpTensor tensor_from_name(const DumpFileName& name, std::string format) {
+  DumpTensor tensor;
+  tensor.format = std::move(format);
+  tensor.op_type = name.op_type;
+  tensor.op_name = name.op_name;
+  tensor.task_id = name.task_id;
+  tensor.stream_id = name.stream_id;
+  tensor.timestamp = name.timestamp;
+  if (name.io) tensor.io = std::string(io_name(*name.io));
+  tensor.slot = name.slot;
+  tensor.device_format = name.device_format;
+  return tensor;
+}
+
+Status read_npy(const DumpFile& file, Bytes contents,
+                const std::function<void(const DumpTensor&)>& visit) {
+  MSDT_TRY(NpyHeader header, parse_npy(contents, file.name.dtype));
+  DumpTensor tensor = tensor_from_name(file.name, "npy");
+  tensor.dtype = header.dtype;
+  tensor.shape = header.shape;
+  tensor.shape_known = true;
+  tensor.bytes = header.data_size;
+  tensor.npy = &header;
+  // Fortran-order and big-endian arrays are listed; only their values need a conversion first.
+  if (!header.fortran_order && !header.big_endian) {
+    MSDT_TRY(TensorView view, npy_tensor(contents, header));
+    tensor.view = std::move(view);
+  }
+  visit(tensor);
+  return std::nullopt;
+}
+
+// Format A (dump spec §5.1): no header; the name carries shape and dtype.
+Status read_legacy_bin(const DumpFile& file, Bytes contents,
+                       const std::function<void(const DumpTensor&)>& visit) {
+  const DumpFileName& name = file.name;
+  if (!name.dtype)
+    return Error(fmt::format("unknown dtype '{}' in the file name", name.dtype_label));
+  MSDT_TRY(uint64_t count, element_count(name.shape));
+  auto expected = dtype_bytes(*name.dtype, count);
+  if (!expected) return Error("shape in the file name overflows the byte count");
+  if (*expected != contents.size())
+    return Error(fmt::format("file holds {} bytes but shape ({}) of {} needs {}", contents.size(),
+                             fmt::join(name.shape, ","), dtype_name(*name.dtype), *expected));
+  DumpTensor tensor = tensor_from_name(name, "bin");
+  tensor.dtype = name.dtype;
+  tensor.shape = name.shape;
+  tensor.shape_known = true;
+  tensor.bytes = contents.size();
+  tensor.view = TensorView{*name.dtype, name.shape, contents};
+  visit(tensor);
+  return std::nullopt;
+}
+
+// msprobe writes raw bytes when npy cannot hold the dtype (§3.7); the shape is not recorded, so
+// the elements are shown as one dimension.
+Status read_msprobe_raw(const DumpFile& file, Bytes contents,
+                        const std::function<void(const DumpTensor&)>& visit) {
+  const DumpFileName& name = file.name;
+  if (!name.dtype)
+    return Error(fmt::format("unknown dtype '{}' in the file name", name.dtype_label));
+  unsigned bits = dtype_bits(*name.dtype);
+  uint64_t count = bits ? contents.size() * 8 / bits : 0;
+  DumpTensor tensor = tensor_from_name(name, "msprobe-raw");
+  tensor.dtype = name.dtype;
+  tensor.shape = {count};
+  tensor.bytes = contents.size();
+  auto needed = dtype_bytes(*name.dtype, count);
+  if (needed) tensor.view = TensorView{*name.dtype, {count}, contents.first(*needed)};
+  visit(tensor);
+  return std::nullopt;
+}
+
+Status read_container(const DumpFile& file, Bytes contents, std::string format,
+                      const std::function<void(const DumpTensor&)>& visit) {
+  MSDT_TRY(AscendDump container, parse_ascend_dump(contents));
+  DumpTensor shared = tensor_from_name(file.name, std::move(format));
+  if (shared.op_name.empty() && shared.op_type.empty()) shared.op_name = container.op_name;
+  shared.container = &container;
+  for (const auto* group : {&container.inputs, &container.outputs}) {
+    for (const AscendTensor& item : *group) {
+      DumpTensor tensor = shared;
+      tensor.io = std::string(kind_name(item.kind));
+      tensor.slot = item.index;
+      std::string_view format_name = ascend_format_name(item.format);
+      tensor.device_format =
+          format_name.empty() ? fmt::format("{}", item.format) : std::string(format_name);
+      tensor.dtype = dtype_from_ascend(item.data_type);
+      tensor.shape = item.shape;
+      tensor.shape_known = true;
+      tensor.bytes = item.size;
+      tensor.ascend = &item;
+      if (tensor.dtype || item.data_type == 0) {
+        // A payload too small for its shape is damage, not a tensor we cannot decode.
+        auto view = ascend_tensor_view(item);
+        if (!view) return std::move(view).error();
+        tensor.dtype = view->dtype;
+        tensor.shape = view->shape;
+        tensor.view = std::move(*view);
+      }
+      visit(tensor);
+    }
+  }
+  return std::nullopt;
+}
+
+Status read_statistics(const DumpFile& file, Bytes contents,
+                       const std::function<void(const DumpTensor&)>& visit) {
+  (void)file;
+  MSDT_TRY(StatisticCsv csv, parse_statistic_csv(as_text(contents)));
+  for (const StatisticRow& row : csv.rows) {
+    DumpTensor tensor;
+    tensor.format = "statistic";
+    tensor.op_type = row.op_type;
+    tensor.op_name = row.op_name;
+    tensor.task_id = row.task_id;
+    tensor.stream_id = row.stream_id;
+    tensor.timestamp = row.timestamp;
+    if (row.io) tensor.io = std::string(io_name(*row.io));
+    tensor.slot = row.slot;
+    tensor.dtype = row.dtype;
+    tensor.shape = row.shape;
+    tensor.shape_known = true;
+    tensor.bytes = row.data_size.value_or(0);
+    tensor.statistics = &row;
+    visit(tensor);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const DumpTensor&)>& visit) {
+  // Content decides over the name: a renamed or mapped file is still what its bytes say.
+  if (starts_with_npy_magic(contents)) return read_npy(file, contents, visit);
+  switch (file.name.kind) {
+    case FileKind::Npy:
+    case FileKind::ConvertedNpy:
+      return read_npy(file, contents, visit);  // reports the bad magic with its offset
+    case FileKind::LegacyBin:
+      return read_legacy_bin(file, contents, visit);
+    case FileKind::MsprobeRaw:
+      return read_msprobe_raw(file, contents, visit);
+    case FileKind::AscendBinary:
+      return read_container(file, contents, "ascend", visit);
+    case FileKind::Overflow:
+      return read_container(file, contents, "overflow", visit);
+    case FileKind::StatisticCsv:
+      return read_statistics(file, contents, visit);
+    case FileKind::Unknown:
+      if (looks_like_ascend_dump(contents)) return read_container(file, contents, "ascend", visit);
+      if (file.name.problem.empty()) return Error("unknown file");
+      return Error(fmt::format("unknown file: {}", file.name.problem));
+    case FileKind::OverflowJson:
+    case FileKind::MappingCsv:
+    case FileKind::ExecutionOrder:
+    case FileKind::GlobalExecutionOrder:
+    case FileKind::KernelArgsJson:
+    case FileKind::Metadata:
+    case FileKind::Graph:
+    case FileKind::ConvertFailedList:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace msdt::dump

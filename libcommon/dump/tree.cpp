@@ -1,0 +1,286 @@
+#include "dump/tree.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <system_error>
+
+#include "dump/side_files.h"
+#include "io/mapped_file.h"
+
+namespace msdt::dump {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <class T>
+std::optional<T> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// "rank_3" with prefix "rank_" gives 3.
+template <class T>
+std::optional<T> number_after(std::string_view text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return std::nullopt;
+  return parse_number<T>(text.substr(prefix.size()));
+}
+
+bool is_digits(std::string_view text, size_t exact_length = 0) {
+  if (text.empty() || (exact_length && text.size() != exact_length)) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+DumpLocation locate(std::span<const std::string> directories) {
+  // parent(k) is the k-th directory above the file: parent(0) holds it.
+  auto parent = [&](size_t k) -> std::string_view {
+    return k < directories.size() ? std::string_view(directories[directories.size() - 1 - k])
+                                  : std::string_view();
+  };
+  DumpLocation where;
+
+  // msprobe O2 (dump spec §2.6): rank_{r}/{timestamp}/step_{n}/
+  if (auto step = number_after<uint64_t>(parent(0), "step_");
+      step && is_digits(parent(1)) && number_after<uint32_t>(parent(2), "rank_")) {
+    where.rank = number_after<uint32_t>(parent(2), "rank_");
+    where.iteration = step;
+    where.layout = "msprobe";
+    return where;
+  }
+  // 1.3+ (§2.3): rank_{r}/{net}/{graph}/{iteration or constants}/; the offline debugger's
+  // rank_{r}/debug_files/{iteration}/ (§2.4); the 1.3–2.2 temporary rank_{r}/_/{graph}/0.
+  if (auto rank = number_after<uint32_t>(parent(3), "rank_");
+      rank && is_digits(parent(1)) && (is_digits(parent(0)) || parent(0) == "constants")) {
+    where.rank = rank;
+    where.net = std::string(parent(2));
+    where.graph = parse_number<uint32_t>(parent(1));
+    if (parent(0) == "constants")
+      where.constants = true;
+    else
+      where.iteration = parse_number<uint64_t>(parent(0));
+    where.layout = "rank";
+    return where;
+  }
+  if (auto rank = number_after<uint32_t>(parent(2), "rank_");
+      rank && parent(1) == "debug_files" && is_digits(parent(0))) {
+    where.rank = rank;
+    where.iteration = parse_number<uint64_t>(parent(0));
+    where.layout = "rank";
+    return where;
+  }
+  if (auto rank = number_after<uint32_t>(parent(1), "rank_");
+      rank &&
+      (parent(0) == "execution_order" || parent(0) == "graphs" || parent(0) == ".dump_metadata")) {
+    where.rank = rank;
+    where.layout = "rank";
+    return where;
+  }
+  // Ascend O2 (§2.5): [{step}/]{YYYYMMDDhhmmss}/{device}/{model}/{model_id}/{iteration}/
+  if (is_digits(parent(0)) && is_digits(parent(1)) && !parent(2).empty() && is_digits(parent(3)) &&
+      is_digits(parent(4), 14)) {
+    where.rank = parse_number<uint32_t>(parent(3));
+    where.net = std::string(parent(2));
+    where.graph = parse_number<uint32_t>(parent(1));
+    where.iteration = parse_number<uint64_t>(parent(0));
+    where.layout = "o2";
+    return where;
+  }
+  // 1.1/1.2 async (§2.2): device_{id}/{net}_graph_{g}/{g}/{iteration}/
+  if (auto device = number_after<uint32_t>(parent(3), "device_");
+      device && is_digits(parent(0)) && is_digits(parent(1))) {
+    std::string_view model = parent(2);
+    std::string suffix = fmt::format("_graph_{}", parent(1));
+    if (model.ends_with(suffix)) {
+      where.rank = device;
+      where.net = std::string(model.substr(0, model.size() - suffix.size()));
+      where.graph = parse_number<uint32_t>(parent(1));
+      where.iteration = parse_number<uint64_t>(parent(0));
+      where.layout = "async-1.1";
+      return where;
+    }
+  }
+  // 1.1/1.2 sync (§2.1): {net}/device_{id}/iteration_{n}/, CPU {net}/iteration_{n}/
+  if (auto iteration = number_after<uint64_t>(parent(0), "iteration_")) {
+    where.iteration = iteration;
+    where.layout = "sync-1.1";
+    if (auto device = number_after<uint32_t>(parent(1), "device_")) {
+      where.rank = device;
+      where.net = std::string(parent(2));
+    } else {
+      where.net = std::string(parent(1));
+    }
+    return where;
+  }
+  if (auto device = number_after<uint32_t>(parent(1), "device_");
+      device && (parent(0) == "execution_order" || parent(0) == "graphs")) {
+    where.rank = device;
+    where.net = std::string(parent(2));
+    where.layout = "sync-1.1";
+  }
+  return where;
+}
+
+namespace {
+
+std::vector<std::string> directory_names(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(dir, ec).lexically_normal();
+  if (ec) absolute = dir.lexically_normal();
+  for (const auto& part : absolute)
+    if (part != "/" && !part.empty()) names.push_back(part.string());
+  // lexically_normal keeps a trailing empty component for "dir/"; dropped above.
+  return names;
+}
+
+std::string join_display(std::string_view base, std::string_view name) {
+  if (base.empty() || base == ".") return std::string(name);
+  if (base.back() == '/') return fmt::format("{}{}", base, name);
+  return fmt::format("{}/{}", base, name);
+}
+
+// The original name of numerically mapped files (§3.8), keyed by the name on disk.
+std::map<std::string, std::string, std::less<>> load_mapping(const fs::path& dir,
+                                                             const std::string& display,
+                                                             const WalkCallbacks& callbacks) {
+  std::map<std::string, std::string, std::less<>> mapping;
+  fs::path file = dir / "mapping.csv";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return mapping;
+  std::string shown = join_display(display, "mapping.csv");
+  auto mapped = MappedFile::open(file);
+  if (!mapped) {
+    callbacks.error(shown, mapped.error());
+    return mapping;
+  }
+  Bytes bytes = mapped->bytes();
+  auto rows = parse_mapping_csv(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  if (!rows) {
+    callbacks.error(shown, rows.error());
+    return mapping;
+  }
+  for (auto& [short_name, original] : *rows) {
+    // Only the last component names the file; a mapping never moves it elsewhere.
+    std::string_view base = original;
+    if (auto slash = base.rfind('/'); slash != std::string_view::npos)
+      base = base.substr(slash + 1);
+    mapping.emplace(short_name, std::string(base));
+  }
+  return mapping;
+}
+
+DumpFile make_file(const fs::path& path, std::string display, std::string stored_name,
+                   std::string_view original_name, uint64_t size) {
+  DumpFile file;
+  file.path = path;
+  file.display = std::move(display);
+  file.stored_name = std::move(stored_name);
+  file.name = parse_dump_file_name(original_name);
+  file.size = size;
+  return file;
+}
+
+void walk_directory(const fs::path& dir, const std::string& display,
+                    const WalkCallbacks& callbacks) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) {
+    callbacks.error(display, Error(fmt::format("cannot read directory: {}", ec.message())));
+    return;
+  }
+  std::vector<std::pair<std::string, uint64_t>> files;
+  std::vector<std::string> subdirectories;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const fs::directory_entry& entry = *it;
+    std::string name = entry.path().filename().string();
+    std::error_code type_ec;
+    // Links to files are followed; links to directories are not, so a loop cannot trap the walk.
+    if (entry.is_symlink(type_ec) && entry.is_directory(type_ec)) continue;
+    if (entry.is_directory(type_ec)) {
+      subdirectories.push_back(std::move(name));
+    } else if (entry.is_regular_file(type_ec)) {
+      std::error_code size_ec;
+      uint64_t size = entry.file_size(size_ec);
+      files.emplace_back(std::move(name), size_ec ? 0 : size);
+    }
+  }
+  if (ec) {
+    callbacks.error(display, Error(fmt::format("cannot read directory: {}", ec.message())));
+    return;
+  }
+  std::sort(files.begin(), files.end());
+  std::sort(subdirectories.begin(), subdirectories.end());
+
+  if (!files.empty()) {
+    DumpDirectory group;
+    group.path = dir;
+    group.display = display;
+    std::vector<std::string> names = directory_names(dir);
+    group.where = locate(names);
+    auto mapping = load_mapping(dir, display, callbacks);
+    for (auto& [name, size] : files) {
+      auto original = mapping.find(name);
+      std::string_view parse_as = original != mapping.end() ? original->second : name;
+      group.files.push_back(
+          make_file(dir / name, join_display(display, name), name, parse_as, size));
+    }
+    callbacks.directory(group);
+  }
+  for (const auto& name : subdirectories)
+    walk_directory(dir / name, join_display(display, name), callbacks);
+}
+
+}  // namespace
+
+void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& callbacks) {
+  for (const std::string& root : roots) {
+    if (root == "-") {
+      DumpDirectory group;
+      group.display = "-";
+      group.files.push_back(make_file("-", "-", "-", "-", 0));
+      callbacks.directory(group);
+      continue;
+    }
+    fs::path path(root);
+    std::error_code ec;
+    fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+      callbacks.error(root, Error(fmt::format("cannot open: {}",
+                                              ec ? ec.message() : "No such file or directory")));
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      walk_directory(path, root, callbacks);
+      continue;
+    }
+    if (!fs::is_regular_file(status)) {
+      callbacks.error(root, Error("not a regular file or directory"));
+      continue;
+    }
+    fs::path parent = path.parent_path();
+    if (parent.empty()) parent = ".";
+    DumpDirectory group;
+    group.path = parent;
+    group.display = path.has_parent_path() ? path.parent_path().string() : ".";
+    group.where = locate(directory_names(parent));
+    std::string name = path.filename().string();
+    auto mapping = load_mapping(parent, group.display, callbacks);
+    auto original = mapping.find(name);
+    std::string_view parse_as = original != mapping.end() ? original->second : name;
+    std::error_code size_ec;
+    uint64_t size = fs::file_size(path, size_ec);
+    group.files.push_back(make_file(path, root, name, parse_as, size_ec ? 0 : size));
+    callbacks.directory(group);
+  }
+}
+
+}  // namespace msdt::dump
