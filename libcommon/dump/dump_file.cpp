@@ -2,17 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "tensor/layout.h"
 
 namespace msdt::dump {
 namespace {
-
-bool starts_with_npy_magic(Bytes contents) {
-  static constexpr char kMagic[] = "\x93NUMPY";
-  return contents.size() >= 6 && std::memcmp(contents.data(), kMagic, 6) == 0;
-}
 
 std::string_view as_text(Bytes contents) {
   return {reinterpret_cast<const char*>(contents.data()), contents.size()};
@@ -154,7 +147,7 @@ Status read_statistics(const DumpFile& file, Bytes contents,
 Status read_dump_file(const DumpFile& file, Bytes contents,
                       const std::function<void(const DumpTensor&)>& visit) {
   // Content decides over the name: a renamed or mapped file is still what its bytes say.
-  if (starts_with_npy_magic(contents)) return read_npy(file, contents, visit);
+  if (looks_like_npy(contents)) return read_npy(file, contents, visit);
   switch (file.name.kind) {
     case FileKind::Npy:
     case FileKind::ConvertedNpy:

@@ -8,8 +8,9 @@
 // * floating-point numbers print in the shortest form that reads back to the same double, always
 //   with a `.` or an exponent (`2.0`, `0.1`, `1e+20`) so that a float never looks like a count;
 //   non-finite values are `nan`, `inf`, `-inf` (JSON strings "nan", "inf", "-inf");
-// * TSV escapes `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r`; CSV follows RFC 4180 and quotes a field
-//   holding `,` `"` CR or LF;
+// * TSV escapes `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r`; CSV quotes as RFC 4180 does (a field
+// holding
+//   `,` `"` CR or LF is quoted, `"` doubled) but ends lines with LF, as Unix tools expect;
 // * JSON strings are UTF-8; bytes of a name that are not valid UTF-8 appear as `\xNN` (the same
 //   spelling as in error messages), with a literal backslash doubled.
 #pragma once
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <regex>
 #include <span>
@@ -56,12 +58,14 @@ struct ListOptions {
   OutputStyle style = OutputStyle::Tsv;
   bool header = true;
   bool stats = false;
-  // Filters; an unset filter lets everything through. A row whose field is absent does not match
+  // Filters as the user wrote them; empty = no filter. A row whose field is absent does not match
   // a filter on that field.
-  std::string op_regex;  // ECMAScript, searched in op_name; empty = no filter
-  std::optional<IdList> iterations, ranks, graphs;
-  std::optional<Io> io;
-  std::vector<DType> dtypes;
+  std::string op;          // ECMAScript regex searched in op_name
+  std::string iterations;  // IdList
+  std::string ranks;       // IdList
+  std::string graphs;      // IdList
+  std::string io;          // "input" or "output"
+  std::string dtypes;      // parse_dtype_list
 };
 
 // Statistics of one row, from compute_stats or from a statistic.csv row (which has only the
@@ -98,19 +102,22 @@ TensorRow make_row(const DumpDirectory& directory, const DumpFile& file, const D
 // Filters compiled once (the regex).
 class RowFilter {
  public:
+  // Errors describe the bad option value ("--iteration: '5-3': …").
   static Expected<RowFilter> create(const ListOptions& options);
   // Location filters alone, to skip whole directories without reading them.
   bool accepts_location(const DumpLocation& where) const;
   bool accepts(const TensorRow& row) const;
 
  private:
-  ListOptions options_;
   std::optional<std::regex> op_;
+  std::optional<IdList> iterations_, ranks_, graphs_;
+  std::string io_;
+  std::vector<DType> dtypes_;
 };
 
 // --- formatting helpers, shared with --show and --summary ---------------------------------------
 
-std::string format_double(double value);        // "2.0", "0.1", "1e+20", "nan", "-inf"
+std::string format_double(double value);                    // "2.0", "0.1", "1e+20", "nan", "-inf"
 std::string format_shape(std::span<const uint64_t> shape);  // "2x3", "scalar"
 std::string escape_tsv(std::string_view field);
 std::string escape_csv(std::string_view field);
@@ -118,6 +125,13 @@ std::string escape_csv(std::string_view field);
 std::string json_string(std::string_view text);
 // A double as a JSON value: a number, or "nan"/"inf"/"-inf" as strings.
 std::string json_double(double value);
+// A JSON document with our number and string spelling (json_double, json_string); indent < 0
+// writes one line, otherwise nested values are indented by that many spaces per level.
+std::string to_json_text(const nlohmann::json& value, int indent);
+std::string to_json_text(const nlohmann::ordered_json& value, int indent);
+// JSON rendered as indented "key: value" lines for the text views of --show.
+std::string to_indented_text(const nlohmann::json& value, int indent);
+std::string to_indented_text(const nlohmann::ordered_json& value, int indent);
 // Pads every column but the last to its widest cell (counted in UTF-8 characters), two spaces
 // apart; each row ends with a newline.
 std::string align_columns(const std::vector<std::vector<std::string>>& rows);
@@ -144,8 +158,9 @@ std::string json_line(const TensorRow& row, bool stats);  // without the newline
 // Lists every tensor under `paths` ("-" = one file from standard input) into the sink chosen by
 // `options`. Damaged files are errors in `diagnostics` and the walk goes on; files whose name
 // matches no grammar and whose content is not recognised are warnings "unknown file: <why>".
-void list_tensors(std::span<const std::string> paths, const ListOptions& options,
-                  std::ostream& out, Diagnostics& diagnostics);
+// Returns an Error, before any output, only when an option value is invalid (a usage error).
+Status list_tensors(std::span<const std::string> paths, const ListOptions& options,
+                    std::ostream& out, Diagnostics& diagnostics);
 
 // --- pieces shared with show and summary ---------------------------------------------------------
 
@@ -154,11 +169,12 @@ bool kind_holds_tensors(FileKind kind);
 // True for side files read_dump_file would visit nothing for; listing skips them unread.
 bool kind_is_side_file(FileKind kind);
 
-// Reads standard input as a DumpFile recognised by content, for the "-" path.
-struct StdinFile {
-  MappedFile contents;
-  DumpFile file;
-};
-Expected<StdinFile> read_stdin_file();
+// What to say when read_dump_file fails: a name no grammar knows with content that is neither
+// npy nor DumpData is a warning "unknown file: <why>" (returns false); anything else is damage,
+// reported as an error (returns true).
+bool report_read_failure(const DumpFile& file, Bytes contents, const Error& error,
+                         Diagnostics& diagnostics);
+// True when report_read_failure would call the file unknown; `why` gets the reason.
+bool is_unknown_file(const DumpFile& file, Bytes contents, const Error& error, std::string& why);
 
 }  // namespace msdt::dump

@@ -7,8 +7,9 @@
 #include <map>
 #include <system_error>
 
+#include "dump/ascend_dump.h"
 #include "dump/side_files.h"
-#include "io/mapped_file.h"
+#include "tensor/npy.h"
 
 namespace msdt::dump {
 namespace {
@@ -173,6 +174,9 @@ std::map<std::string, std::string, std::less<>> load_mapping(const fs::path& dir
     if (auto slash = base.rfind('/'); slash != std::string_view::npos)
       base = base.substr(slash + 1);
     mapping.emplace(short_name, std::string(base));
+    // §3.8 does not say whether the short name keeps its ".npy"; accept both spellings.
+    if (short_name.find('.') == std::string::npos)
+      mapping.emplace(short_name + ".npy", std::string(base));
   }
   return mapping;
 }
@@ -239,14 +243,42 @@ void walk_directory(const fs::path& dir, const std::string& display,
     walk_directory(dir / name, join_display(display, name), callbacks);
 }
 
+Expected<DumpFile> read_standard_input() {
+  MSDT_TRY(MappedFile contents, MappedFile::read_stdin());
+  DumpFile file;
+  file.path = "-";
+  file.display = "-";
+  file.stored_name = "-";
+  file.size = contents.size();
+  if (looks_like_npy(contents.bytes()))
+    file.name.kind = FileKind::Npy;
+  else if (looks_like_ascend_dump(contents.bytes()))
+    file.name.kind = FileKind::AscendBinary;
+  else
+    return Error::at_offset(0, "standard input is neither an npy file nor a DumpData container");
+  file.standard_input = std::make_shared<const MappedFile>(std::move(contents));
+  return file;
+}
+
 }  // namespace
+
+Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file) {
+  if (file.standard_input) return file.standard_input;
+  MSDT_TRY(MappedFile mapped, MappedFile::open(file.path));
+  return std::make_shared<const MappedFile>(std::move(mapped));
+}
 
 void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& callbacks) {
   for (const std::string& root : roots) {
     if (root == "-") {
+      auto input = read_standard_input();
+      if (!input) {
+        callbacks.error("-", input.error());
+        continue;
+      }
       DumpDirectory group;
       group.display = "-";
-      group.files.push_back(make_file("-", "-", "-", "-", 0));
+      group.files.push_back(std::move(*input));
       callbacks.directory(group);
       continue;
     }

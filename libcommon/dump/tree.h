@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "dump/file_name.h"
 #include "io/error.h"
+#include "io/mapped_file.h"
 
 namespace msdt::dump {
 
@@ -35,7 +37,12 @@ struct DumpFile {
   std::string stored_name;     // the name on disk (a numeric mapped name stays here)
   DumpFileName name;           // parsed from the original name when mapping.csv has it
   uint64_t size = 0;
+  // For "-": standard input, read once by the walk because it cannot be opened again.
+  std::shared_ptr<const MappedFile> standard_input;
 };
+
+// The bytes of a walked file: mapped, or what the walk read from standard input.
+Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file);
 
 struct DumpDirectory {
   std::filesystem::path path;
@@ -50,8 +57,10 @@ struct WalkCallbacks {
   std::function<void(const std::string& display, const Error&)> error;
 };
 
-// Each root may be a directory (walked recursively, symlinks to directories not followed) or a
-// file (visited as a directory of one file). Hidden directories such as .dump_metadata are walked.
+// Each root may be a directory (walked recursively, symlinks to directories not followed), a file
+// (visited as a directory of one file), or "-": standard input, which has no name to go by and so
+// must be an npy file or a DumpData container, recognised by content. Hidden directories such as
+// .dump_metadata are walked.
 void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& callbacks);
 
 }  // namespace msdt::dump

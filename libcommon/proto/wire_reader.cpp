@@ -47,6 +47,13 @@ Expected<Tag> read_tag(ByteReader& in) {
   return Tag{static_cast<uint32_t>(number), static_cast<WireType>(wire)};
 }
 
+Expected<uint64_t> read_scalar(ByteReader& in, WireType type) {
+  if (type == WireType::Varint) return read_varint(in);
+  if (type == WireType::Fixed64) return in.u64le();
+  MSDT_TRY(uint32_t value, in.u32le());
+  return uint64_t{value};
+}
+
 // Skips one value of a non-group wire type.
 Status skip_value(ByteReader& in, const Tag& tag) {
   switch (tag.type) {
@@ -84,6 +91,7 @@ Expected<uint64_t> read_varint(ByteReader& in) {
     if (in.at_end())
       return Error::at_offset(start, fmt::format("truncated varint: input ends after {} bytes", i));
     const uint8_t byte = *in.u8();
+    if (i == 9 && (byte & 0x80) != 0) return Error::at_offset(start, "varint longer than 10 bytes");
     // The tenth byte holds only bit 63; anything more would not fit in 64 bits.
     if (i == 9 && byte > 1)
       return Error::at_offset(start,
@@ -91,7 +99,7 @@ Expected<uint64_t> read_varint(ByteReader& in) {
     value |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
     if ((byte & 0x80) == 0) return value;
   }
-  return Error::at_offset(start, "varint longer than 10 bytes");
+  return value;  // not reached: the tenth byte always returns above
 }
 
 Expected<std::optional<Field>> WireReader::next() {
@@ -102,16 +110,12 @@ Expected<std::optional<Field>> WireReader::next() {
   field.number = tag.number;
   field.type = tag.type;
   switch (tag.type) {
-    case WireType::Varint: {
-      MSDT_TRY(field.value, read_varint(in_));
-      break;
-    }
-    case WireType::Fixed64: {
-      MSDT_TRY(field.value, in_.u64le());
-      break;
-    }
+    case WireType::Varint:
+    case WireType::Fixed64:
     case WireType::Fixed32: {
-      MSDT_TRY(field.value, in_.u32le());
+      auto value = read_scalar(in_, tag.type);
+      if (!value) return std::move(value).error().with_context(fmt::format("field {}", tag.number));
+      field.value = *value;
       break;
     }
     case WireType::Len: {

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensor/layout.h"
 
@@ -69,7 +70,7 @@ constexpr uint32_t kAscendFormatMax = 255;
 
 // kOpFormat_* strings, old and new (§4.2), and spellings that only appear in other producers'
 // names (adump, the enum names msaccucmp renamed).
-constexpr std::array<std::string_view, 30> kExtraFormatNames = {
+constexpr auto kExtraFormatNames = std::to_array<std::string_view>({
     "DefaultFormat",
     "FracZ",
     "NC1KHKWHWC0",
@@ -100,21 +101,21 @@ constexpr std::array<std::string_view, 30> kExtraFormatNames = {
     "HASHTABLE_LOOKUP_LOOKUPS",
     "HASHTABLE_LOOKUP_KEYS",
     "HASHTABLE_LOOKUP_VALUE",
-};
-constexpr std::array<std::string_view, 4> kMoreExtraFormatNames = {
-    "HASHTABLE_LOOKUP_OUTPUT", "HASHTABLE_LOOKUP_HITS", "NYUV", "NYUV_A"};
+    "HASHTABLE_LOOKUP_OUTPUT",
+    "HASHTABLE_LOOKUP_HITS",
+    "NYUV",
+    "NYUV_A",
+});
 
 std::vector<std::string_view> build_known_format_names() {
   std::vector<std::string_view> names;
   names.insert(names.end(), kAscendFormatNames.begin(), kAscendFormatNames.end());
   names.insert(names.end(), kExtraFormatNames.begin(), kExtraFormatNames.end());
-  names.insert(names.end(), kMoreExtraFormatNames.begin(), kMoreExtraFormatNames.end());
   // Callers match `_{format}` at the end of a file name (§3.1 step 2); longest first guarantees
   // that FSR_NCHW wins over NCHW and NC1HWC0_C04 over anything it ends with.
   std::stable_sort(names.begin(), names.end(),
                    [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  // unique only removes neighbours; equal names have equal lengths but may be apart.
+  // Several names are in more than one list; keep the first of each.
   std::vector<std::string_view> deduplicated;
   for (auto name : names)
     if (std::find(deduplicated.begin(), deduplicated.end(), name) == deduplicated.end())

@@ -50,11 +50,14 @@ enum class DType : uint8_t {
 std::string_view dtype_name(DType dtype);
 // Bits per element; sub-byte types are packed (dump spec §5.7). 0 for String.
 unsigned dtype_bits(DType dtype);
-// Bytes needed for `count` elements, rounding packed types up; nullopt on overflow.
+// Bytes needed for `count` elements, rounding packed types up; nullopt on overflow; 0 for String.
 std::optional<uint64_t> dtype_bytes(DType dtype, uint64_t count);
 
 // Any spelling of the label families above, case-sensitive as written by the producers:
 // "Float32", "kNumberTypeFloat32", "float32", "FLOAT", "FLOAT32", "BF16", "bfloat16", "DT_FLOAT".
+// Exact matches only (format words such as "ND" or "DefaultFormat" give nullopt); width-less
+// "Int", "UInt", "Float", "Complex" are Int32, UInt32, Float32, Complex64; QINT8/QUINT8/… are
+// their integer types. Every dtype_name() parses back.
 std::optional<DType> parse_dtype_label(std::string_view label);
 
 // DumpData OutputDataType (dump spec §5.5). Quantised and resource types map to the integer type

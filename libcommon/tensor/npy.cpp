@@ -152,13 +152,15 @@ Expected<ParsedDescr> parse_descr(std::string_view descr, std::optional<DType> h
 
 }  // namespace
 
+bool looks_like_npy(Bytes file) {
+  return file.size() >= kMagic.size() &&
+         std::string_view(reinterpret_cast<const char*>(file.data()), kMagic.size()) == kMagic;
+}
+
 Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint) {
   ByteReader reader(file);
   NpyHeader header;
-  bool magic_ok = file.size() >= kMagic.size();
-  for (size_t i = 0; magic_ok && i < kMagic.size(); ++i)
-    magic_ok = static_cast<char>(file[i]) == kMagic[i];
-  if (!magic_ok) {
+  if (!looks_like_npy(file)) {
     std::string found;
     for (size_t i = 0; i < std::min<size_t>(file.size(), kMagic.size()); ++i)
       found += fmt::format("\\x{:02x}", static_cast<unsigned>(file[i]));

@@ -21,9 +21,14 @@ struct NpyHeader {
   uint64_t data_size = 0;    // dtype_bytes(element count); checked to fit in the file
 };
 
-// Parses the header of a whole .npy file and checks that the data fits in it (extra trailing
-// bytes are allowed and reported by the caller if it cares). `dtype_hint` comes from a dtype word
-// in the file name and only disambiguates 'V2'.
+// True when `file` starts with the npy magic string; how a file is recognised by content.
+bool looks_like_npy(Bytes file);
+
+// Parses the header of a whole .npy file and checks that the data fits in it. Extra bytes after
+// data_offset + data_size are allowed; a caller may warn about them. Errors carry the offset of
+// the offending byte (bad magic, unsupported version, header length past the end, malformed dict
+// naming the key or character, unknown descr, shape overflow, data shorter than the header says).
+// `dtype_hint` comes from a dtype word in the file name and only disambiguates 'V2'.
 Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint = std::nullopt);
 
 // Version 1.0 header (2.0 when it would not fit), 64-byte aligned, keys descr, fortran_order,

@@ -24,9 +24,7 @@
 #include <string>
 #include <vector>
 
-#ifndef MSDT_GOLDEN_PATH
-#define MSDT_GOLDEN_PATH ""
-#endif
+#include "golden_path.h"  // MSDT_GOLDEN_PATH: the build directories of the tools
 
 namespace fs = std::filesystem;
 
@@ -154,7 +152,8 @@ TestFile parse_test_file(const std::string& text) {
       // "# text" is the line "text"; a bare "#" is an empty line.
       block->push_back(line.size() == 1 ? std::string() : body);
     } else {
-      fail("unknown directive '" + line + "' (known: RUN, REQUIRES, EXIT, STDOUT, STDERR, STDOUT-IGNORE)");
+      fail("unknown directive '" + line +
+           "' (known: RUN, REQUIRES, EXIT, STDOUT, STDERR, STDOUT-IGNORE)");
     }
   }
   if (continuing) fail("the last RUN line ends with a backslash");
@@ -258,8 +257,8 @@ std::string run_diff(const fs::path& dir, const std::string& name, const std::st
   write_whole(expected_file, expected);
   write_whole(actual_file, actual);
   fs::path diff_file = dir / (name + ".diff");
-  std::string command = "diff -u --label expected --label actual '" + expected_file.string() + "' '" +
-                        actual_file.string() + "' > '" + diff_file.string() + "' 2>&1";
+  std::string command = "diff -u --label expected --label actual '" + expected_file.string() +
+                        "' '" + actual_file.string() + "' > '" + diff_file.string() + "' 2>&1";
   (void)std::system(command.c_str());
   return read_whole(diff_file);
 }
@@ -267,8 +266,8 @@ std::string run_diff(const fs::path& dir, const std::string& name, const std::st
 // Compares an output stream with its block; returns a diff (empty when they agree). Lines that
 // matched through a wildcard are shown as the actual text, so the diff shows only real mismatches.
 std::string compare_stream(const fs::path& dir, const std::string& name,
-                           const std::vector<std::string>& expected_lines, const std::string& actual,
-                           const Substitutions& subs) {
+                           const std::vector<std::string>& expected_lines,
+                           const std::string& actual, const Substitutions& subs) {
   std::vector<std::string> expected;
   for (const auto& l : expected_lines) expected.push_back(substitute(l, subs));
   bool ends_with_newline = true;
@@ -420,7 +419,8 @@ TEST(Golden, Run) {
   for (size_t i = 0; i < test.runs.size(); ++i) {
     const RunLine& run = test.runs[i];
     std::string command = substitute(run.command, subs);
-    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline -
+                                                                 std::chrono::steady_clock::now());
     RunResult result = run_command(command, work, out_fd, err_fd, static_cast<int>(left.count()));
     bool last = i + 1 == test.runs.size();
     int wanted = last ? test.expected_exit : 0;
@@ -442,15 +442,17 @@ TEST(Golden, Run) {
   std::string actual_stdout = read_whole(stdout_file);
   std::string actual_stderr = read_whole(stderr_file);
   if (!test.ignore_stdout) {
-    std::string diff = compare_stream(scratch, "stdout", test.stdout_lines.value_or(std::vector<std::string>{}),
-                                      actual_stdout, subs);
+    std::string diff =
+        compare_stream(scratch, "stdout", test.stdout_lines.value_or(std::vector<std::string>{}),
+                       actual_stdout, subs);
     if (!diff.empty()) {
       passed = false;
       report << "stdout differs:\n" << diff;
     }
   }
-  std::string diff = compare_stream(scratch, "stderr", test.stderr_lines.value_or(std::vector<std::string>{}),
-                                    actual_stderr, subs);
+  std::string diff =
+      compare_stream(scratch, "stderr", test.stderr_lines.value_or(std::vector<std::string>{}),
+                     actual_stderr, subs);
   if (!diff.empty()) {
     passed = false;
     report << "stderr differs:\n" << diff;

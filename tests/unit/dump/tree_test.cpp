@@ -181,6 +181,24 @@ TEST_F(WalkTest, MappingCsvGivesTheOriginalNameToParse) {
   EXPECT_EQ(files[1].name.kind, FileKind::MappingCsv);
 }
 
+TEST_F(WalkTest, MappingCsvShortNameWithoutExtensionStillResolves) {
+  write("rank_0/Net/0/0/98765.npy", "x");
+  write("rank_0/Net/0/0/mapping.csv",
+        "98765,Mul.Default_Mul-op3.0.0.1716000000000000.input.1.DefaultFormat.npy\n");
+  std::vector<DumpFile> files;
+  WalkCallbacks callbacks{
+      [&](const DumpDirectory& dir) {
+        files.insert(files.end(), dir.files.begin(), dir.files.end());
+      },
+      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); }};
+  std::vector<std::string> roots{root_.string()};
+  walk_dump_tree(roots, callbacks);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].name.kind, FileKind::Npy);
+  EXPECT_EQ(files[0].name.op_type, "Mul");
+  EXPECT_EQ(files[0].name.slot, 1u);
+}
+
 TEST_F(WalkTest, MissingRootIsReportedAndOthersStillWalk) {
   write("a/file", "1");
   std::vector<std::string> errors;

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Whole-command benchmark of dump-convert and dump-parse against reference commands, measured in
+# the same run on the same generated tree (see bench/README.md):
+#   dump-convert -d TREE -out OUT   vs  cp -r TREE OUT             target: >= 0.8 of cp's speed
+#   dump-convert -d TREE -out OUT   vs  bench/numpy_convert.py     target: >= 10 times faster
+#   dump-parse --stats on float32                                  target: >= 1 GB/s per core
+#   peak RSS of both tools on a 0.5 GB and a 2 GB tree             target: no growth
+#
+#   bench/compare_commands.sh [BUILD_DIR]
+#
+# BUILD_DIR holds the built tools (default: build/release, else build-release); nothing is built
+# here. Environment: BENCH_TENSORS (10000), BENCH_BYTES (2000000000), BENCH_SMALL_BYTES
+# (500000000), BENCH_WARM_RUNS (2; the fastest counts), BENCH_TMPDIR (where the trees go;
+# default $TMPDIR or /tmp; needs about 3 times BENCH_BYTES free), BENCH_STRICT=1 (exit 1 when a
+# target is missed).
+#
+# Page caches cannot be dropped without root, so every contender gets the same treatment instead:
+# the source tree is read once before the first round, then each contender runs once ("first":
+# new output files, first start of the program and its libraries), then BENCH_WARM_RUNS more
+# times in turn ("warm": the fastest of them). The outputs are deleted and synced between runs,
+# outside the timings, so no run pays for the write-back of another.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+die() {
+    echo "compare_commands: $*" >&2
+    exit 2
+}
+
+build=${1:-}
+if [[ -z $build ]]; then
+    for candidate in build/release build-release; do
+        if [[ -d $candidate ]]; then
+            build=$candidate
+            break
+        fi
+    done
+    [[ -n $build ]] || die "no build directory given and neither build/release nor build-release exists (run scripts/demo first)"
+fi
+[[ -d $build ]] || die "build directory '$build' does not exist"
+build=$(cd "$build" && pwd)
+
+# The tools live in tools/ or tools/<name>/ depending on the CMake layout; mkfixture in tests/.
+find_program_in_build() {
+    local name=$1 path
+    for path in "$build/tools/$name" "$build/tools/$name/$name" "$build/tests/mkfixture/$name" \
+        "$build/$name"; do
+        if [[ -f $path && -x $path ]]; then
+            echo "$path"
+            return
+        fi
+    done
+    find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
+}
+
+dump_convert=$(find_program_in_build dump-convert)
+dump_parse=$(find_program_in_build dump-parse)
+mkfixture=$(find_program_in_build mkfixture)
+[[ -n $dump_convert ]] || die "dump-convert is not built in $build"
+[[ -n $dump_parse ]] || die "dump-parse is not built in $build"
+[[ -n $mkfixture ]] || die "mkfixture is not built in $build"
+[[ -x /usr/bin/time ]] || die "GNU time is needed for the timings and peak memory: apt-get install time"
+python=/usr/bin/python3
+"$python" -c 'import numpy' 2>/dev/null || die "$python has no NumPy: apt-get install python3-numpy"
+
+tensors=${BENCH_TENSORS:-10000}
+bytes=${BENCH_BYTES:-2000000000}
+small_bytes=${BENCH_SMALL_BYTES:-500000000}
+small_tensors=$((tensors * small_bytes / bytes))
+cores=$(nproc)
+
+tmp_root=${BENCH_TMPDIR:-${TMPDIR:-/tmp}}
+work=$(mktemp -d "$tmp_root/msdt-bench.XXXXXX")
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failed=0
+log() { printf '%s\n' "$*" >&2; }
+
+# generate OUT TENSORS BYTES: the tree comes from the fixture writer, like every test input
+# (tests/mkfixture/README.md, "Generated trees": format G .npy, format A .bin and format D DumpData
+# containers, the three kinds dump-convert reads most).
+generate() {
+    local out=$1 count=$2 size=$3
+    printf '{ "kind": "generate", "seed": 1, "ranks": 2, "iterations": 5, "tensors": %d,
+  "total_bytes": %d, "mix": { "npy": 2, "bin": 1, "ascend": 1 } }\n' "$count" "$size" \
+        >"$work/generate.json"
+    "$mkfixture" "$work/generate.json" -o "$out" >"$work/generate.log" 2>&1 ||
+        die "mkfixture cannot generate the tree: $(head -n 1 "$work/generate.log")"
+}
+
+warm_cache() {
+    find "$1" -type f -exec cat {} + >/dev/null
+}
+
+# run NAME COMMAND...: times one run into the globals wall, cpu and rss_mb.
+run() {
+    local name=$1
+    shift
+    sync
+    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+        log "error: '$*' failed:"
+        head -n 5 "$work/$name.err" >&2
+        failed=1
+    fi
+    local user sys kb
+    read -r wall user sys kb < <(tail -n 1 "$work/time")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
+}
+
+# float32 payload bytes as dump-parse itself sees them.
+float32_bytes() {
+    "$dump_parse" --json --dtype float32 "$1" 2>/dev/null |
+        "$python" -c 'import json, sys; print(sum(json.loads(l).get("bytes") or 0 for l in sys.stdin))'
+}
+
+log "generating the trees in $work (about $((bytes / 1000000)) MB and $((small_bytes / 1000000)) MB)"
+big=$work/tree-big
+small=$work/tree-small
+generate "$big" "$tensors" "$bytes"
+generate "$small" "$small_tensors" "$small_bytes"
+big_bytes=$(du -sb "$big" | cut -f1)
+small_disk=$(du -sb "$small" | cut -f1)
+big_files=$(find "$big" -type f | wc -l)
+big_f32=$(float32_bytes "$big")
+
+declare -A first_wall warm_wall warm_cpu warm_rss outputs
+contenders=(cp convert numpy stats)
+declare -A labels=(
+    [cp]="cp -r TREE OUT"
+    [convert]="dump-convert -d TREE -out OUT"
+    [numpy]="numpy_convert.py TREE OUT"
+    [stats]="dump-parse --stats --dtype float32"
+)
+
+run_contender() {
+    local name=$1 tree=$2 record_outputs=${3:-} out=$work/out-$1
+    rm -rf "$out"
+    case $name in
+        cp) run "$name" cp -r "$tree" "$out" ;;
+        convert) run "$name" "$dump_convert" -d "$tree" -out "$out" --no-progress ;;
+        numpy) run "$name" "$python" bench/numpy_convert.py "$tree" "$out" ;;
+        stats) run "$name" "$dump_parse" --stats --dtype float32 "$tree" ;;
+    esac
+    if [[ -n $record_outputs && -d $out ]]; then
+        outputs[$name]=$(find "$out" -type f | wc -l)
+    fi
+    rm -rf "$out"
+}
+
+log "reading the tree once so that every contender starts from the same page cache"
+warm_cache "$big"
+# The machine may be shared: the warm figure is the fastest of BENCH_WARM_RUNS runs.
+warm_runs=${BENCH_WARM_RUNS:-2}
+for ((round = 0; round <= warm_runs; round++)); do
+    for name in "${contenders[@]}"; do
+        if ((round == 0)); then
+            log "first run: ${labels[$name]}"
+            run_contender "$name" "$big" record
+            first_wall[$name]=$wall
+        else
+            log "warm run $round/$warm_runs: ${labels[$name]}"
+            run_contender "$name" "$big"
+            if [[ -z ${warm_wall[$name]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$name]}" 'BEGIN { exit !(a < b) }'; then
+                warm_wall[$name]=$wall
+                warm_cpu[$name]=$cpu
+            fi
+            # Peak memory is the largest seen, so a lucky run cannot hide growth.
+            if [[ -z ${warm_rss[$name]:-} ]] || ((rss_mb > warm_rss[$name])); then
+                warm_rss[$name]=$rss_mb
+            fi
+        fi
+    done
+done
+
+log "peak memory on the small tree"
+warm_cache "$small"
+run_contender convert "$small"
+small_rss_convert=$rss_mb
+run_contender stats "$small"
+small_rss_stats=$rss_mb
+sync
+
+# --- report ------------------------------------------------------------------------------------
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { # value op target
+    awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
+        if (v == "n/a") { print "n/a"; exit }
+        ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0); print ok ? "PASS" : "MISS" }'
+}
+# Peak RSS is flat when the big tree needs at most 25 % more, or at most one largest tensor
+# (64 MiB: a mapped file's pages count in RSS while it is read) more, than the small one.
+flat() {
+    awk -v s="$1" -v b="$2" 'BEGIN { print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
+}
+gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
+
+echo
+echo "msdt whole-command benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $cores cores"
+echo "tree: $big_files files, about $tensors tensors, $(gb "$big_bytes") GB on disk" \
+    "($(gb "$big_f32") GB float32), generated by mkfixture; small tree $(gb "$small_disk") GB"
+echo "dump-convert runs with its default -j ($cores workers); cp and NumPy use one core"
+echo
+printf '%-34s %9s %9s %10s %9s %10s %8s\n' command "first s" "warm s" "warm MB/s" "warm cpu" "peak RSS" outputs
+for name in "${contenders[@]}"; do
+    denominator=$big_bytes
+    [[ $name == stats ]] && denominator=$big_f32
+    printf '%-34s %9s %9s %10s %9s %7s MB %8s\n' "${labels[$name]}" "${first_wall[$name]}" \
+        "${warm_wall[$name]}" "$(awk -v b="$denominator" -v t="${warm_wall[$name]}" \
+            'BEGIN { if (t > 0) printf "%.0f", b / 1e6 / t; else print "n/a" }')" \
+        "${warm_cpu[$name]}" "${warm_rss[$name]}" "${outputs[$name]:--}"
+done
+
+vs_cp=$(ratio "${warm_wall[cp]}" "${warm_wall[convert]}")
+vs_cp_first=$(ratio "${first_wall[cp]}" "${first_wall[convert]}")
+vs_numpy=$(ratio "${warm_wall[numpy]}" "${warm_wall[convert]}")
+vs_numpy_first=$(ratio "${first_wall[numpy]}" "${first_wall[convert]}")
+stats_per_core=$(awk -v b="$big_f32" -v c="${warm_cpu[stats]}" 'BEGIN { if (c > 0) printf "%.2f", b / 1e9 / c; else print "n/a" }')
+stats_wall=$(awk -v b="$big_f32" -v t="${warm_wall[stats]}" 'BEGIN { if (t > 0) printf "%.2f", b / 1e9 / t; else print "n/a" }')
+growth_convert=$(ratio "${warm_rss[convert]}" "$small_rss_convert")
+growth_stats=$(ratio "${warm_rss[stats]}" "$small_rss_stats")
+
+echo
+printf '%-44s %-26s %-8s %s\n' target measured wanted result
+row() { printf '%-44s %-26s %-8s %s\n' "$1" "$2" "$3" "$4"; }
+row "dump-convert speed / cp -r speed" "$vs_cp (first run $vs_cp_first)" ">= 0.8" "$(verdict "$vs_cp" ">=" 0.8)"
+row "dump-convert speed / NumPy speed" "$vs_numpy (first run $vs_numpy_first)" ">= 10" "$(verdict "$vs_numpy" ">=" 10)"
+row "dump-parse --stats GB/s per core (cpu time)" "$stats_per_core ($stats_wall GB/s wall)" ">= 1" "$(verdict "$stats_per_core" ">=" 1)"
+row "dump-convert peak RSS, small -> big tree" "$small_rss_convert -> ${warm_rss[convert]} MB (x$growth_convert)" "flat" "$(flat "$small_rss_convert" "${warm_rss[convert]}")"
+row "dump-parse --stats peak RSS, small -> big" "$small_rss_stats -> ${warm_rss[stats]} MB (x$growth_stats)" "flat" "$(flat "$small_rss_stats" "${warm_rss[stats]}")"
+echo "(speed ratios are warm wall-clock times; 'per core' divides by user+system CPU seconds)"
+
+if ((failed)); then
+    echo "compare_commands: some commands failed; their numbers are not meaningful" >&2
+    exit 1
+fi
+if [[ ${BENCH_STRICT:-0} == 1 ]] && { [[ $vs_cp == n/a ]] || [[ $(verdict "$vs_cp" ">=" 0.8) != PASS ]] ||
+    [[ $(verdict "$vs_numpy" ">=" 10) != PASS ]] || [[ $(verdict "$stats_per_core" ">=" 1) != PASS ]] ||
+    [[ $(flat "$small_rss_convert" "${warm_rss[convert]}") != PASS ]] ||
+    [[ $(flat "$small_rss_stats" "${warm_rss[stats]}") != PASS ]]; }; then
+    exit 1
+fi
+exit 0

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# Checks that the man pages and shell completions stay in step with the tools.
+#
+#   check_docs.sh bash-syntax   SOURCE_DIR
+#   check_docs.sh bash-complete SOURCE_DIR
+#   check_docs.sh zsh-syntax    SOURCE_DIR
+#   check_docs.sh fish-syntax   SOURCE_DIR
+#   check_docs.sh fish-complete SOURCE_DIR
+#   check_docs.sh man           SOURCE_DIR TOOL
+#   check_docs.sh options       SOURCE_DIR TOOL [BINARY]
+#
+# Exit 0 pass, 1 fail, 77 skipped (a missing shell, groff or tool binary; the reason is printed,
+# and ctest reports the test as skipped through SKIP_RETURN_CODE).
+set -uo pipefail
+
+tools=(dump-parse dump-convert)
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+finish() {
+    if ((failures > 0)); then
+        echo "$failures check(s) failed" >&2
+        exit 1
+    fi
+    echo "ok"
+    exit 0
+}
+
+# --- bash ----------------------------------------------------------------------------------------
+
+check_bash_syntax() {
+    local src=$1 tool
+    for tool in "${tools[@]}"; do
+        bash -n "$src/completions/bash/$tool" || fail "bash -n completions/bash/$tool"
+    done
+    finish
+}
+
+# Runs one completion in a fresh bash and prints the candidates, sorted, one per line.
+# $1: "plain" (no bash-completion package) or the path of bash_completion to source first.
+# $2: completion file, $3: function, $4: the command line typed so far (words split by spaces;
+# an empty last word is written as a trailing space).
+complete_words() {
+    local mode=$1 file=$2 func=$3 line=$4
+    (
+        cd "$workdir" || exit 1
+        # shellcheck disable=SC2016
+        bash --norc --noprofile -c '
+            mode=$1 file=$2 func=$3 line=$4
+            if [[ $mode != plain ]]; then source "$mode" || exit 1; fi
+            source "$file" || exit 1
+            read -ra COMP_WORDS <<<"$line"
+            [[ $line == *" " ]] && COMP_WORDS+=("")
+            COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+            COMP_LINE=$line
+            COMP_POINT=${#line}
+            COMPREPLY=()
+            "$func"
+            printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$mode" "$file" "$func" "$line"
+    )
+}
+
+expect_completion() {
+    local mode=$1 file=$2 func=$3 line=$4 expected=$5 actual
+    actual=$(complete_words "$mode" "$file" "$func" "$line" | paste -sd' ' -)
+    if [[ $actual != "$expected" ]]; then
+        fail "[$mode] '$line': expected candidates '$expected', got '$actual'"
+    fi
+}
+
+check_bash_complete() {
+    local src=$1
+    command -v bash >/dev/null || skip "bash is not installed"
+    workdir=$(mktemp -d)
+    trap 'rm -rf "$workdir"' EXIT
+    mkdir -p "$workdir/rank_0/Net/0/0" "$workdir/out"
+    : >"$workdir/rank_0/Net/0/0/Add.Add-op1.0.0.1.output.0.DefaultFormat.npy"
+    : >"$workdir/run.log"
+
+    local modes=(plain) bc
+    for bc in /usr/share/bash-completion/bash_completion /etc/bash_completion; do
+        if [[ -r $bc ]]; then
+            modes+=("$bc")
+            break
+        fi
+    done
+    if ((${#modes[@]} == 1)); then
+        echo "note: bash-completion is not installed; only the plain mode is tested"
+    fi
+
+    local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
+    for mode in "${modes[@]}"; do
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --io o" "output"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --io " "input output"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --dtype float32,bf" "float32,bfloat16"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --json r" "rank_0 run.log"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --op " ""
+        expect_completion "$mode" "$c" _dump_convert "dump-convert --bf" "--bf16"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert -t " "bin msnpy npy"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert --type m" "msnpy"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert -f N" "NCDHW NCHW ND NHWC"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert --bf16 " "float32 raw"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert -out " "out rank_0"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert -d run.log,r" "run.log,rank_0 run.log,run.log"
+        expect_completion "$mode" "$c" _dump_convert "dump-convert --skip" "--skip-existing"
+    done
+    finish
+}
+
+# --- zsh and fish --------------------------------------------------------------------------------
+
+check_zsh_syntax() {
+    local src=$1 tool
+    command -v zsh >/dev/null || skip "zsh is not installed (Debian package zsh)"
+    for tool in "${tools[@]}"; do
+        zsh -n "$src/completions/zsh/_$tool" || fail "zsh -n completions/zsh/_$tool"
+        head -n1 "$src/completions/zsh/_$tool" | grep -qx "#compdef $tool" ||
+            fail "completions/zsh/_$tool does not start with '#compdef $tool'"
+    done
+    finish
+}
+
+check_fish_syntax() {
+    local src=$1 tool
+    command -v fish >/dev/null || skip "fish is not installed (Debian package fish)"
+    for tool in "${tools[@]}"; do
+        fish --no-execute "$src/completions/fish/$tool.fish" || fail "fish -n completions/fish/$tool.fish"
+    done
+    finish
+}
+
+check_fish_complete() {
+    local src=$1 actual
+    command -v fish >/dev/null || skip "fish is not installed (Debian package fish)"
+    actual=$(fish --no-config -c "source $src/completions/fish/dump-parse.fish
+        complete -C'dump-parse --dtype float32,bf'" | cut -f1 | paste -sd' ' -)
+    [[ $actual == "float32,bfloat16" ]] || fail "fish dump-parse --dtype: got '$actual'"
+    actual=$(fish --no-config -c "source $src/completions/fish/dump-convert.fish
+        complete -C'dump-convert -t '" | cut -f1 | sort | paste -sd' ' -)
+    [[ $actual == "bin msnpy npy" ]] || fail "fish dump-convert -t: got '$actual'"
+    finish
+}
+
+# --- man pages -----------------------------------------------------------------------------------
+
+check_man() {
+    local src=$1 tool=$2 page warnings
+    page=$src/man/$tool.1
+    [[ -r $page ]] || { fail "$page is missing"; finish; }
+    command -v groff >/dev/null || skip "groff is not installed (Debian package groff-base)"
+    warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
+    if [[ -n $warnings ]]; then
+        fail "groff warns about man/$tool.1:"
+        echo "$warnings" >&2
+    fi
+    local section
+    for section in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+        grep -qx "\.SH \"\?$section\"\?" "$page" || fail "man/$tool.1 has no $section section"
+    done
+    finish
+}
+
+# --- options: --help against the man page and the completions ----------------------------------
+
+# Long options (--name) a text mentions, one per line, sorted and unique.
+long_options() {
+    grep -oE -- '(^|[^A-Za-z0-9_-])--[A-Za-z0-9][A-Za-z0-9_-]*' | sed 's/^[^-]*--/--/' | sort -u
+}
+
+# The man page from SYNOPSIS to the end of OPTIONS, with roff's \- turned into -, so that the
+# examples (which call other programs) are not taken for options of the tool.
+man_option_text() {
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1" | awk '
+        /^\.SH/ { if (in_opts && !/OPTIONS/) exit; if (/SYNOPSIS/) keep = 1; if (/OPTIONS/) in_opts = 1 }
+        keep'
+}
+
+check_options() {
+    local src=$1 tool=$2 binary=${3:-}
+    if [[ -z $binary || ! -x $binary ]]; then
+        skip "$tool is not built, so its --help cannot be compared with the documentation"
+    fi
+    local help page=$src/man/$tool.1
+    if ! help=$("$binary" --help 2>&1); then
+        fail "$tool --help exited with a non-zero status"
+    fi
+
+    local help_opts man_opts opt
+    help_opts=$(long_options <<<"$help")
+    man_opts=$(man_option_text "$page" | long_options)
+    [[ -n $help_opts ]] || fail "$tool --help lists no long option"
+
+    local bash_file=$src/completions/bash/$tool zsh_file=$src/completions/zsh/_$tool
+    local fish_file=$src/completions/fish/$tool.fish
+    for opt in $help_opts; do
+        grep -qxF -- "$opt" <<<"$man_opts" || fail "$tool --help has $opt, man/$tool.1 does not"
+        grep -qE -- "(^|[^A-Za-z0-9_-])$opt([^A-Za-z0-9_-]|\$)" "$bash_file" ||
+            fail "$tool --help has $opt, completions/bash/$tool does not"
+        grep -qE -- "(^|[^A-Za-z0-9_-])$opt([^A-Za-z0-9_-]|\$)" "$zsh_file" ||
+            fail "$tool --help has $opt, completions/zsh/_$tool does not"
+        grep -qE -- "-l ${opt#--}([^A-Za-z0-9_-]|\$)" "$fish_file" ||
+            fail "$tool --help has $opt, completions/fish/$tool.fish does not"
+    done
+    for opt in $man_opts; do
+        grep -qxF -- "$opt" <<<"$help_opts" || fail "man/$tool.1 documents $opt, $tool --help does not"
+    done
+    # Short and single-dash options (-d, -out) the man page documents must be accepted too.
+    local short
+    for short in $(man_option_text "$page" | grep -oE '^\.(B|BR|TP|OP) -[A-Za-z][A-Za-z]*' |
+        awk '{ print $2 }' | sort -u); do
+        grep -qE -- "(^|[^A-Za-z0-9_-])$short([^A-Za-z0-9_-]|\$)" <<<"$help" ||
+            fail "man/$tool.1 documents $short, $tool --help does not"
+    done
+    finish
+}
+
+command=${1:-}
+if [[ -n ${2:-} ]]; then
+    # Completion checks run in a temporary directory, so the source directory must be absolute.
+    set -- "$1" "$(cd "$2" && pwd)" "${@:3}"
+fi
+case $command in
+    bash-syntax) check_bash_syntax "$2" ;;
+    bash-complete) check_bash_complete "$2" ;;
+    zsh-syntax) check_zsh_syntax "$2" ;;
+    fish-syntax) check_fish_syntax "$2" ;;
+    fish-complete) check_fish_complete "$2" ;;
+    man) check_man "$2" "$3" ;;
+    options) check_options "$2" "$3" "${4:-}" ;;
+    *)
+        echo "usage: $0 bash-syntax|bash-complete|zsh-syntax|fish-syntax|fish-complete|man|options SOURCE_DIR [TOOL [BINARY]]" >&2
+        exit 2
+        ;;
+esac

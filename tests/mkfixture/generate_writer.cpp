@@ -1,0 +1,214 @@
+// {"kind": "generate"}: a large, realistic dump tree for benchmarks (README.md, "Generated trees").
+// Sizes and names come from a seeded generator; tensor data is streamed in chunks, so memory does
+// not grow with total_bytes.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "elements.h"
+#include "support/ascend_dump_writer.h"
+#include "tensor/npy.h"
+#include "writers.h"
+
+namespace msdt::fixture {
+namespace fs = std::filesystem;
+namespace {
+
+class OutputStream {
+ public:
+  explicit OutputStream(const fs::path& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd_ < 0) fail("cannot create");
+  }
+  ~OutputStream() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+
+  void write(std::span<const std::byte> bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("cannot write");
+      done += static_cast<size_t>(n);
+    }
+  }
+  void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
+  void close() {
+    if (::close(fd_) != 0) fail("cannot write");
+    fd_ = -1;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw DescriptionError(std::string(what) + " '" + path_.string() +
+                           "': " + std::strerror(errno));
+  }
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// Tensor data: one block of 256 Ki random elements per dtype, written from a different starting
+// element for each tensor and wrapping around. Realistic enough for readers and converters, and
+// cheap enough that writing gigabytes is limited by the disk rather than the generator.
+class ElementBlocks {
+ public:
+  explicit ElementBlocks(uint64_t seed) : seed_(seed) {}
+
+  void write(OutputStream& out, DType dtype, uint64_t count, uint64_t tensor_index) {
+    const std::vector<std::byte>& block = get(dtype);
+    const uint64_t item = dtype_bits(dtype) / 8;
+    const uint64_t elements = block.size() / item;
+    uint64_t start = (tensor_index * 4099) % elements * item;
+    uint64_t left = count * item;
+    while (left > 0) {
+      uint64_t n = std::min<uint64_t>(left, block.size() - start);
+      out.write(std::span(block.data() + start, n));
+      left -= n;
+      start = 0;
+    }
+  }
+
+ private:
+  const std::vector<std::byte>& get(DType dtype) {
+    auto& block = blocks_[static_cast<size_t>(dtype)];
+    if (block.empty()) {
+      ValueSpec spec;
+      spec.fill = ValueSpec::Fill::Random;
+      spec.seed = seed_ ^ static_cast<uint64_t>(dtype);
+      if (dtype == DType::Int32) spec.low = -1000, spec.high = 1000;
+      block = encode_elements(dtype, spec, 256 * 1024);
+    }
+    return block;
+  }
+  uint64_t seed_;
+  std::vector<std::byte> blocks_[64];
+};
+
+std::vector<uint64_t> shape_for(uint64_t count) {
+  if (count % 16 == 0 && count >= 64) return {count / 16, 16};
+  return {count};
+}
+
+std::string dims(const std::vector<uint64_t>& shape, char separator) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? std::string(1, separator) : "") + std::to_string(shape[i]);
+  return out;
+}
+
+}  // namespace
+
+void write_generated(const Node& d, const fs::path& out) {
+  d.check_keys({"kind", "seed", "ranks", "iterations", "graphs", "net", "tensors", "total_bytes",
+                "min_bytes", "mix"});
+  const uint64_t seed = d.has("seed") ? d.at("seed").u64() : 1;
+  const uint64_t ranks = d.has("ranks") ? d.at("ranks").u64() : 1;
+  const uint64_t iterations = d.has("iterations") ? d.at("iterations").u64() : 1;
+  const uint64_t graphs = d.has("graphs") ? d.at("graphs").u64() : 1;
+  const std::string net = d.has("net") ? d.at("net").string() : "Net";
+  const uint64_t tensors = d.at("tensors").u64();
+  const double total_bytes = static_cast<double>(d.at("total_bytes").u64());
+  const double min_bytes = d.has("min_bytes") ? static_cast<double>(d.at("min_bytes").u64()) : 64;
+  if (ranks == 0 || iterations == 0 || graphs == 0)
+    d.fail("ranks, iterations and graphs must be positive");
+  double weight_npy = 1, weight_bin = 0, weight_ascend = 0;
+  if (auto mix = d.find("mix")) {
+    mix->check_keys({"npy", "bin", "ascend"});
+    weight_npy = mix->has("npy") ? mix->at("npy").number() : 0;
+    weight_bin = mix->has("bin") ? mix->at("bin").number() : 0;
+    weight_ascend = mix->has("ascend") ? mix->at("ascend").number() : 0;
+    if (weight_npy < 0 || weight_bin < 0 || weight_ascend < 0 ||
+        weight_npy + weight_bin + weight_ascend <= 0)
+      mix->fail("expected non-negative weights with a positive sum");
+  }
+  const double weight_sum = weight_npy + weight_bin + weight_ascend;
+
+  // Log-uniform relative sizes over three decades, scaled to the requested total.
+  SplitMix64 rng{seed};
+  std::vector<double> relative(tensors);
+  double relative_sum = 0;
+  for (auto& r : relative) {
+    r = std::exp(rng.unit() * std::log(1000.0));
+    relative_sum += r;
+  }
+  const double scale = tensors == 0 ? 0 : total_bytes / relative_sum;
+
+  static const char* const kOpTypes[] = {"Conv2D",     "MatMul",    "Add",  "Mul",
+                                         "ReLU",       "BatchNorm", "Cast", "Softmax",
+                                         "ReduceMean", "Transpose"};
+  ElementBlocks blocks(seed);
+  const uint64_t directories = ranks * iterations;
+  for (uint64_t i = 0; i < tensors; ++i) {
+    const uint64_t directory = i % directories;
+    const uint64_t rank = directory / iterations;
+    const uint64_t iteration = directory % iterations;
+    const uint64_t op = i / directories;
+    const uint64_t graph = op % graphs;
+    const fs::path dir = out / ("rank_" + std::to_string(rank)) / net / std::to_string(graph) /
+                         std::to_string(iteration);
+    fs::create_directories(dir);
+    const std::string op_type = kOpTypes[op % 10];
+    const std::string op_name = "Default_network-Net_" + op_type + "-op" + std::to_string(op);
+    const std::string timestamp = std::to_string(1716000000000000ULL + i);
+
+    const double pick = rng.unit() * weight_sum;
+    const uint64_t choice = rng.next();
+    const double bytes = std::max(min_bytes, relative[i] * scale);
+
+    if (pick < weight_npy) {
+      static const DType kTypes[] = {DType::Float32, DType::Float32, DType::Float16, DType::Int32};
+      DType dtype = kTypes[choice % 4];
+      uint64_t count =
+          std::max<uint64_t>(1, static_cast<uint64_t>(bytes) / (dtype_bits(dtype) / 8));
+      auto shape = shape_for(count);
+      std::string io = choice % 3 == 0 ? "input" : "output";
+      OutputStream file(dir / (op_type + "." + op_name + ".0.0." + timestamp + "." + io +
+                               ".0.DefaultFormat." + std::string(dtype_name(dtype)) + ".npy"));
+      file.write(make_npy_header(dtype, shape));
+      blocks.write(file, dtype, count, i);
+      file.close();
+    } else if (pick < weight_npy + weight_bin) {
+      uint64_t count = std::max<uint64_t>(1, static_cast<uint64_t>(bytes) / 4);
+      auto shape = shape_for(count);
+      // Format A (dump spec §3.1): the full scope with "/" written as "--".
+      OutputStream file(dir /
+                        ("Default--network-Net--" + op_type + "-op" + std::to_string(op) +
+                         "_output_0_shape_" + dims(shape, '_') + "_Float32_DefaultFormat.bin"));
+      blocks.write(file, DType::Float32, count, i);
+      file.close();
+    } else {
+      DType dtype = choice % 2 ? DType::Float16 : DType::Float32;
+      uint64_t count =
+          std::max<uint64_t>(1, static_cast<uint64_t>(bytes) / (dtype_bits(dtype) / 8));
+      testing::AscendDumpSpec spec;
+      spec.dump_time = 1716000000000000ULL + i;
+      spec.op_name = "Default/network-Net/" + op_type + "-op" + std::to_string(op);
+      testing::AscendTensorSpec tensor;
+      tensor.data_type = dtype == DType::Float16 ? 2 : 1;
+      tensor.format = 2;  // ND
+      tensor.shape = shape_for(count);
+      tensor.size_override = count * (dtype_bits(dtype) / 8);  // the payload is streamed after
+      spec.outputs.push_back(tensor);
+      std::vector<std::byte> header = testing::encode_dump_data(spec);
+      std::vector<std::byte> prefix(8);
+      for (int b = 0; b < 8; ++b)
+        prefix[b] = static_cast<std::byte>(uint64_t{header.size()} >> (8 * b));
+      // Format D name (dump spec §3.4): op_type.op_name.task.stream.timestamp.
+      OutputStream file(
+          dir / (op_type + "." + op_name + "." + std::to_string(op % 65535) + ".7." + timestamp));
+      file.write(prefix);
+      file.write(header);
+      blocks.write(file, dtype, count, i);
+      file.close();
+    }
+  }
+}
+
+}  // namespace msdt::fixture

@@ -1,0 +1,23 @@
+// The file contents a description entry can ask for (README.md, "Content keys").
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "description.h"
+
+namespace msdt::fixture {
+
+// "npy": a .npy file; the standard header comes from libcommon's make_npy_header, any override
+// (descr, version, align, header_text, …) builds the header text here.
+std::vector<std::byte> build_npy(const Node& npy);
+// "raw": element bytes only (format A .bin, msprobe raw files).
+std::vector<std::byte> build_raw(const Node& raw);
+// "ascend": a DumpData container through tests/support/ascend_dump_writer.h.
+std::vector<std::byte> build_ascend(const Node& ascend);
+// "overflow": an Opdebug file, a container whose output[0] holds the overflow payload.
+std::vector<std::byte> build_overflow_file(const Node& overflow);
+// The payload alone (dump spec §5.8), old 2048-byte or new 0x5A5A5A5A layout.
+std::vector<std::byte> build_overflow_payload(const Node& overflow);
+
+}  // namespace msdt::fixture
