@@ -55,15 +55,18 @@ DumpLocation locate(std::span<const std::string> directories) {
     where.layout = "msprobe";
     return where;
   }
-  // 1.3+ (§2.3): rank_{r}/{net}/{graph}/{iteration or constants}/; the offline debugger's
+  // 1.3+ (§2.3): rank_{r}/{net}/{graph}/{iteration, constants or init}/; the offline debugger's
   // rank_{r}/debug_files/{iteration}/ (§2.4); the 1.3–2.2 temporary rank_{r}/_/{graph}/0.
   if (auto rank = number_after<uint32_t>(parent(3), "rank_");
-      rank && is_digits(parent(1)) && (is_digits(parent(0)) || parent(0) == "constants")) {
+      rank && is_digits(parent(1)) &&
+      (is_digits(parent(0)) || parent(0) == "constants" || parent(0) == "init")) {
     where.rank = rank;
     where.net = std::string(parent(2));
     where.graph = parse_number<uint32_t>(parent(1));
     if (parent(0) == "constants")
       where.constants = true;
+    else if (parent(0) == "init")
+      where.iteration = kInitIteration;
     else
       where.iteration = parse_number<uint64_t>(parent(0));
     where.layout = "rank";

@@ -18,6 +18,10 @@
 
 namespace msdt::dump {
 
+// MindSpore names the directory of iteration UINT32_MAX (tensors dumped before the first step)
+// "init" (watchpoints spec §3.1); we report it with that number, as MindSpore does.
+inline constexpr uint64_t kInitIteration = 4294967295u;
+
 struct DumpLocation {
   std::optional<uint32_t> rank;       // rank_N; device_N in 1.1/1.2; {device_id} in O2
   std::string net;                    // net_name; model_name in O2; empty when unknown

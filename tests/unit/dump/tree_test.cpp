@@ -37,6 +37,13 @@ TEST(Locate, RankLayoutConstantsHaveNoIteration) {
   EXPECT_FALSE(where.iteration.has_value());
 }
 
+TEST(Locate, InitDirectoryIsIterationUint32Max) {
+  auto where = locate_path({"rank_0", "Net", "0", "init"});
+  EXPECT_EQ(where.layout, "rank");
+  EXPECT_EQ(where.iteration, 4294967295u);
+  EXPECT_FALSE(where.constants);
+}
+
 TEST(Locate, RankSideDirectoriesGiveOnlyTheRank) {
   for (const char* side : {"execution_order", "graphs", ".dump_metadata"}) {
     auto where = locate_path({"x", "rank_2", side});
