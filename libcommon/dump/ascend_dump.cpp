@@ -65,6 +65,15 @@ Expected<uint32_t> read_uint32(const Field& field) {
   return static_cast<uint32_t>(value);
 }
 
+// Reads one scalar field of a message into `out`; the parsers' switch statements assign with it.
+template <class T, class Reader>
+Status read_into(const Field& field, T& out, Reader read) {
+  auto value = read(field);
+  if (!value) return std::move(value).error();
+  out = static_cast<T>(std::move(*value));
+  return std::nullopt;
+}
+
 Expected<WireReader> open_message(const Field& field, std::string_view name) {
   if (auto status = proto::expect_type(field, WireType::Len))
     return std::move(*status).with_context(name);
@@ -98,28 +107,16 @@ Expected<AscendOriginalOp> parse_original_op(const Field& outer) {
     Status status;
     switch (field.number) {
       case 1:
-        if (auto name = read_string(field))
-          op.name = std::move(*name);
-        else
-          status = std::move(name).error();
+        status = read_into(field, op.name, read_string);
         break;
       case 2:
-        if (auto v = read_uint32(field))
-          op.output_index = *v;
-        else
-          status = std::move(v).error();
+        status = read_into(field, op.output_index, read_uint32);
         break;
       case 3:
-        if (auto v = read_uint32(field))
-          op.data_type = *v;
-        else
-          status = std::move(v).error();
+        status = read_into(field, op.data_type, read_uint32);
         break;
       case 4:
-        if (auto v = read_uint32(field))
-          op.format = *v;
-        else
-          status = std::move(v).error();
+        status = read_into(field, op.format, read_uint32);
         break;
       default:
         break;
@@ -268,16 +265,10 @@ Status parse_dump_data_field(const Field& field, ParsedDump& out) {
   Status status;
   switch (field.number) {
     case 1:
-      if (auto v = read_string(field))
-        d.version = std::move(*v);
-      else
-        status = std::move(v).error();
+      status = read_into(field, d.version, read_string);
       break;
     case 2:
-      if (auto v = read_uint(field))
-        d.dump_time = *v;
-      else
-        status = std::move(v).error();
+      status = read_into(field, d.dump_time, read_uint);
       break;
     case 3:
       return add_tensor(out.outputs, AscendTensorKind::Output);
@@ -286,10 +277,7 @@ Status parse_dump_data_field(const Field& field, ParsedDump& out) {
     case 5:
       return add_tensor(out.buffers, AscendTensorKind::Buffer);
     case 6:
-      if (auto v = read_string(field))
-        d.op_name = std::move(*v);
-      else
-        status = std::move(v).error();
+      status = read_into(field, d.op_name, read_string);
       break;
     case 7:
       if (auto v = parse_attr(field)) {
@@ -302,10 +290,7 @@ Status parse_dump_data_field(const Field& field, ParsedDump& out) {
     case 8:
       return add_tensor(out.workspaces, AscendTensorKind::Workspace);
     case 9:
-      if (auto v = read_string(field))
-        d.dfx_message = std::move(*v);
-      else
-        status = std::move(v).error();
+      status = read_into(field, d.dfx_message, read_string);
       break;
     default:  // newer writers add fields (dump spec §5.4)
       break;

@@ -529,6 +529,23 @@ struct RunState {
   std::mutex mutex;  // guards the members below
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> mapping_lines;
   std::vector<std::pair<size_t, std::string>> failed;
+  // Directories already made under DST: small tensors are many, and asking the file system
+  // again for each one costs as much as writing it.
+  std::set<fs::path> created_directories;
+
+  Status ensure_directory(const fs::path& directory) {
+    {
+      std::lock_guard lock(mutex);
+      if (created_directories.count(directory)) return std::nullopt;
+    }
+    std::error_code ec;
+    fs::create_directories(directory, ec);
+    if (ec && !fs::is_directory(directory))
+      return Error{fmt::format("cannot create directory: {}", ec.message())};
+    std::lock_guard lock(mutex);
+    created_directories.insert(directory);
+    return std::nullopt;
+  }
 
   enum class Level { Error, OutputError, Warning };
   void report(std::string_view file, const Error& error, bool output_problem = false) {
@@ -838,11 +855,8 @@ class FileConverter {
       state_.mapping_lines[source_.relative_dir].emplace_back(index_, *out.name.mapping_line);
     }
     if (options_.skip_existing && up_to_date(*target)) return;
-    std::error_code ec;
-    fs::create_directories(target->parent_path(), ec);
-    if (ec && !fs::is_directory(target->parent_path()))
-      return output_failed(*target,
-                           Error{fmt::format("cannot create directory: {}", ec.message())});
+    if (Status status = state_.ensure_directory(target->parent_path()))
+      return output_failed(*target, std::move(*status));
     auto file = AtomicFile::create(*target);
     if (!file) return output_failed(*target, std::move(file).error());
     FileSink sink(*file, source_fd_, contents_.data());

@@ -32,8 +32,9 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   if (file.size_ == 0) return file;
   void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno))};
-  // Tensor files are read front to back once; tell the kernel to read ahead aggressively.
-  ::madvise(p, file.size_, MADV_SEQUENTIAL);
+  // Tensor files are read front to back once; tell the kernel to read ahead aggressively. Small
+  // files fit in the default read-ahead, where the call would only cost a system call per file.
+  if (file.size_ >= (1u << 20)) ::madvise(p, file.size_, MADV_SEQUENTIAL);
   file.data_ = static_cast<const std::byte*>(p);
   file.mapped_ = true;
   return file;

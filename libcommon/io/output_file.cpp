@@ -30,11 +30,12 @@ Status write_all(int fd, const std::byte* data, uint64_t size) {
 
 Expected<AtomicFile> AtomicFile::create(const std::filesystem::path& target) {
   static std::atomic<unsigned> counter{0};
+  static const pid_t pid = ::getpid();
   AtomicFile file;
   file.target_ = target;
   // Hidden, and unique per process and call, so parallel writers never collide.
   file.temporary_ = target.parent_path() / fmt::format(".{}.tmp{}.{}", target.filename().string(),
-                                                       ::getpid(), counter.fetch_add(1));
+                                                       pid, counter.fetch_add(1));
   file.fd_ = ::open(file.temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (file.fd_ < 0) return Error{fmt::format("cannot create output: {}", errno_text())};
   return file;

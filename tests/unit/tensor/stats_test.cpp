@@ -7,26 +7,16 @@
 #include <limits>
 #include <random>
 
+#include "support/tensor_builder.h"
+
 namespace msdt {
 namespace {
 
+using Owned = testing::OwnedTensor;
+using testing::tensor_of;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-struct Owned {
-  std::vector<std::byte> bytes;
-  TensorView view;
-};
-
-template <class T>
-Owned tensor_of(DType dtype, const std::vector<T>& values, std::vector<uint64_t> shape = {}) {
-  Owned t;
-  t.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  if (shape.empty() && values.size() != 1) shape = {values.size()};
-  t.view = TensorView{dtype, shape, Bytes(t.bytes.data(), t.bytes.size())};
-  return t;
-}
 
 // The definitions in stats.h, computed the obvious way: two passes in long double.
 TensorStats reference(const std::vector<double>& v) {

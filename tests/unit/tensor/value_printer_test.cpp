@@ -7,22 +7,13 @@
 #include <numeric>
 #include <sstream>
 
+#include "support/tensor_builder.h"
+
 namespace msdt {
 namespace {
 
-struct Owned {
-  std::vector<std::byte> bytes;
-  TensorView view;
-};
-
-template <class T>
-Owned tensor_of(DType dtype, const std::vector<T>& values, std::vector<uint64_t> shape) {
-  Owned t;
-  t.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  t.view = TensorView{dtype, std::move(shape), Bytes(t.bytes.data(), t.bytes.size())};
-  return t;
-}
+using Owned = testing::OwnedTensor;
+using testing::tensor_of;
 
 std::string print(const Owned& t, uint64_t max_elements = 1000) {
   std::ostringstream out;
