@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "io/text.h"
 #include "proto/wire_reader.h"
 #include "tensor/layout.h"
 #include "tensor/npy.h"
@@ -390,50 +391,6 @@ Expected<AscendDump> parse_whole_protobuf(Bytes file) {
   return std::move(dump);
 }
 
-// Length of the valid UTF-8 sequence at the start of `s`, or 0 (overlong forms, surrogates and
-// values above U+10FFFF are invalid).
-size_t utf8_sequence_length(std::string_view s) {
-  const auto byte = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
-  const uint8_t lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  uint8_t low = 0x80, high = 0xBF;  // allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (s.size() < length || byte(1) < low || byte(1) > high) return 0;
-  for (size_t i = 2; i < length; ++i)
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  return length;
-}
-
-// Names come from the file and may hold any bytes, but JSON strings must be UTF-8 (nlohmann
-// throws when dumping anything else); other bytes are spelled \xNN as in error messages.
-std::string json_safe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    if (size_t n = utf8_sequence_length(text); n != 0) {
-      out.append(text.substr(0, n));
-      text.remove_prefix(n);
-    } else {
-      out += fmt::format("\\x{:02x}", static_cast<uint8_t>(text[0]));
-      text.remove_prefix(1);
-    }
-  }
-  return out;
-}
-
 nlohmann::json shape_json(const std::vector<uint64_t>& shape) {
   nlohmann::json dims = nlohmann::json::array();
   for (uint64_t d : shape) dims.push_back(d);
@@ -466,7 +423,7 @@ nlohmann::json tensor_json(const AscendTensor& t) {
     if (t.kind == AscendTensorKind::Input) j["input_type"] = t.input_type;
     if (t.kind == AscendTensorKind::Output) {
       if (t.original_op) {
-        j["original_op"] = {{"name", json_safe(t.original_op->name)},
+        j["original_op"] = {{"name", escape_invalid_utf8(t.original_op->name)},
                             {"output_index", t.original_op->output_index},
                             {"data_type", t.original_op->data_type},
                             {"format", t.original_op->format}};
@@ -563,14 +520,14 @@ nlohmann::json ascend_dump_to_json(const AscendDump& dump) {
   nlohmann::json j;
   j["whole_protobuf"] = dump.whole_protobuf;
   j["header_length"] = dump.header_length;
-  j["version"] = json_safe(dump.version);
+  j["version"] = escape_invalid_utf8(dump.version);
   j["dump_time"] = dump.dump_time;
-  j["op_name"] = json_safe(dump.op_name);
+  j["op_name"] = escape_invalid_utf8(dump.op_name);
   nlohmann::json attrs = nlohmann::json::array();
   for (const auto& [name, value] : dump.attrs)
-    attrs.push_back({{"name", json_safe(name)}, {"value", json_safe(value)}});
+    attrs.push_back({{"name", escape_invalid_utf8(name)}, {"value", escape_invalid_utf8(value)}});
   j["attrs"] = std::move(attrs);
-  j["dfx_message"] = json_safe(dump.dfx_message);
+  j["dfx_message"] = escape_invalid_utf8(dump.dfx_message);
   const auto list = [](const std::vector<AscendTensor>& tensors) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& t : tensors) out.push_back(tensor_json(t));

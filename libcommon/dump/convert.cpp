@@ -25,6 +25,7 @@
 #include "dump/tree.h"
 #include "io/mapped_file.h"
 #include "io/output_file.h"
+#include "io/text.h"
 #include "tensor/layout.h"
 #include "tensor/npy.h"
 
@@ -127,11 +128,10 @@ std::string join_dims(std::span<const uint64_t> shape, std::string_view separato
 }
 
 Expected<uint64_t> parse_decimal(std::string_view text, std::string_view what) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+  auto value = parse_unsigned<uint64_t>(text);
+  if (!value)
     return Error{fmt::format("{} must be a non-negative integer, found '{}'", what, text)};
-  return value;
+  return *value;
 }
 
 }  // namespace
@@ -145,13 +145,12 @@ Expected<std::vector<uint64_t>> parse_shape_argument(std::string_view text) {
     size_t comma = text.find(',', start);
     std::string_view item = text.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    uint64_t dim = 0;
-    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), dim);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || dim == 0)
+    auto dim = parse_unsigned<uint64_t>(item);
+    if (!dim || *dim == 0)
       return Error{fmt::format(
           "invalid shape '{}': expected positive integers separated by commas, such as 1,3,224,224",
           text)};
-    shape.push_back(dim);
+    shape.push_back(*dim);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "io/text.h"
 #include "tensor/layout.h"
 
 namespace msdt::dump {
@@ -52,43 +53,6 @@ std::string_view io_name(Io io) { return io == Io::Input ? "input" : "output"; }
 namespace {
 
 using Fields = std::vector<std::string_view>;
-
-// A field quoted for a problem message: names are bytes, not necessarily UTF-8 or printable, and
-// the message ends up in terminals and JSON.
-std::string quoted(std::string_view field) {
-  constexpr size_t kMaxShown = 80;
-  std::string out = "'";
-  for (size_t i = 0; i < field.size() && i < kMaxShown; ++i) {
-    auto byte = static_cast<unsigned char>(field[i]);
-    if (byte >= 0x20 && byte < 0x7f && byte != '\\')
-      out.push_back(static_cast<char>(byte));
-    else
-      out += fmt::format("\\x{:02x}", byte);
-  }
-  if (field.size() > kMaxShown) out += "...";
-  out += "'";
-  return out;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-template <class T>
-std::optional<T> to_number(std::string_view s) {
-  if (!all_digits(s)) return std::nullopt;
-  T value{};
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return value;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
 Fields split(std::string_view s, char separator) {
   Fields fields;
@@ -140,10 +104,11 @@ DumpFileName unknown(std::string problem) {
 // One number field of a name; the problem says which field and what it held.
 std::optional<std::string> parse_u64_field(std::string_view field, std::string_view role,
                                            std::optional<uint64_t>& into) {
-  if (!all_digits(field))
-    return fmt::format("field {} where the {} belongs is not a number", quoted(field), role);
-  into = to_number<uint64_t>(field);
-  if (!into) return fmt::format("{} {} does not fit in 64 bits", role, quoted(field));
+  if (!is_digits(field))
+    return fmt::format("field {} where the {} belongs is not a number", quote_for_message(field),
+                       role);
+  into = parse_unsigned<uint64_t>(field);
+  if (!into) return fmt::format("{} {} does not fit in 64 bits", role, quote_for_message(field));
   return std::nullopt;
 }
 
@@ -178,13 +143,14 @@ std::optional<std::string> parse_tensor_fields(const Fields& f, size_t end, Dump
   std::string_view format = f[end - 1];
   if (format.empty()) return std::string("the format field is empty");
   std::string_view slot = f[end - 2];
-  if (!all_digits(slot))
-    return fmt::format("field {} before the format is not a slot number", quoted(slot));
-  out.slot = to_number<uint32_t>(slot);
-  if (!out.slot) return fmt::format("slot {} does not fit in 32 bits", quoted(slot));
+  if (!is_digits(slot))
+    return fmt::format("field {} before the format is not a slot number", quote_for_message(slot));
+  out.slot = parse_unsigned<uint32_t>(slot);
+  if (!out.slot) return fmt::format("slot {} does not fit in 32 bits", quote_for_message(slot));
   std::string_view io = f[end - 3];
   out.io = parse_io(io);
-  if (!out.io) return fmt::format("field {} before the slot is not input or output", quoted(io));
+  if (!out.io)
+    return fmt::format("field {} before the slot is not input or output", quote_for_message(io));
   if (auto problem = parse_container_fields(f, end - 3, true, out)) return problem;
   set_format(out, format);
   return std::nullopt;
@@ -222,7 +188,7 @@ bool is_lower_word(std::string_view s) {
 std::optional<std::vector<uint64_t>> parse_x_shape(std::string_view s) {
   std::vector<uint64_t> shape;
   for (std::string_view dim : split(s, 'x')) {
-    auto value = to_number<uint64_t>(dim);
+    auto value = parse_unsigned<uint64_t>(dim);
     if (!value) return std::nullopt;
     shape.push_back(*value);
   }
@@ -235,13 +201,13 @@ DumpFileName parse_converted_npy(const Fields& f) {
   const size_t n = f.size() - 1;
   DumpFileName out;
   size_t src_end;
-  if (n >= 3 && parse_io(f[n - 2]) && all_digits(f[n - 1])) {
+  if (n >= 3 && parse_io(f[n - 2]) && is_digits(f[n - 1])) {
     src_end = n - 2;
-  } else if (n >= 4 && parse_io(f[n - 3]) && all_digits(f[n - 2])) {
+  } else if (n >= 4 && parse_io(f[n - 3]) && is_digits(f[n - 2])) {
     auto shape = parse_x_shape(f[n - 1]);
     if (!shape)
       return unknown(fmt::format("name ends in .npy but shape field {} is not of the form AxBxC",
-                                 quoted(f[n - 1])));
+                                 quote_for_message(f[n - 1])));
     out.shape = std::move(*shape);
     out.has_shape = true;
     src_end = n - 3;
@@ -249,15 +215,15 @@ DumpFileName parse_converted_npy(const Fields& f) {
     return unknown(fmt::format(
         "name ends in .npy with a number before it, but it is not a msaccucmp output "
         "{{src}}.{{input|output}}.{{index}}[.{{AxBxC}}].npy: field {} is not input or output",
-        quoted(n >= 3 ? f[n - 2] : f[0])));
+        quote_for_message(n >= 3 ? f[n - 2] : f[0])));
   }
   out.io = parse_io(f[src_end]);
-  out.slot = to_number<uint32_t>(f[src_end + 1]);
+  out.slot = parse_unsigned<uint32_t>(f[src_end + 1]);
   if (!out.slot)
     return unknown(fmt::format("name ends in .npy but index {} does not fit in 32 bits",
-                               quoted(f[src_end + 1])));
+                               quote_for_message(f[src_end + 1])));
   // The source is a 5-field name (1.3+), or 4 fields when it came from 1.1/1.2 (dump spec §3.4).
-  bool with_stream = src_end >= 5 && all_digits(f[src_end - 3]);
+  bool with_stream = src_end >= 5 && is_digits(f[src_end - 3]);
   if (auto problem = parse_container_fields(f, src_end, with_stream, out))
     return unknown("name looks like a msaccucmp output but its source name is not a dump name: " +
                    *problem);
@@ -270,9 +236,9 @@ DumpFileName parse_npy(std::string_view name) {
   const size_t n = f.size() - 1;  // without "npy"
   std::string_view stem = name.substr(0, name.size() - 4);
   // MindSpore writes names over 255 bytes as a random number listed in mapping.csv (§3.8).
-  if (all_digits(stem))
+  if (is_digits(stem))
     return unknown("numeric .npy name: its real name is in the mapping.csv of the same directory");
-  if (n >= 1 && (all_digits(f[n - 1]) || parse_x_shape(f[n - 1]))) return parse_converted_npy(f);
+  if (n >= 1 && (is_digits(f[n - 1]) || parse_x_shape(f[n - 1]))) return parse_converted_npy(f);
 
   // The field before "npy" is a dtype only when it is a dtype word (dump spec §3.3); try that
   // reading first, since "….output.0.DefaultFormat.float32" also fits format=float32 otherwise.
@@ -311,7 +277,7 @@ DumpFileName parse_legacy_bin(std::string_view name) {
   std::string_view format;
   for (std::string_view candidate : known_format_names()) {
     if (candidate.size() > format.size() && stem.size() > candidate.size() &&
-        ends_with(stem, candidate) && stem[stem.size() - candidate.size() - 1] == '_')
+        stem.ends_with(candidate) && stem[stem.size() - candidate.size() - 1] == '_')
       format = candidate;
   }
   if (format.empty()) {
@@ -330,7 +296,7 @@ DumpFileName parse_legacy_bin(std::string_view name) {
   // GPU 1.2 with trans_flag writes kNumberTypeFloat32, elsewhere Float32 (dump spec §3.1).
   out.dtype_label = std::string(dtype);
   out.dtype = parse_dtype_label(dtype);
-  if (!out.dtype && starts_with(dtype, "kNumberType"))
+  if (!out.dtype && dtype.starts_with("kNumberType"))
     out.dtype = parse_dtype_label(dtype.substr(11));
   rest = rest.substr(0, at);
 
@@ -340,10 +306,10 @@ DumpFileName parse_legacy_bin(std::string_view name) {
     return unknown("name ends in .bin but does not end in _shape_{dims}_{dtype}_{format}");
   std::string_view dims = rest.substr(shape_at + kShape.size());
   for (std::string_view dim : split(dims, '_')) {
-    auto value = to_number<uint64_t>(dim);
+    auto value = parse_unsigned<uint64_t>(dim);
     if (!value)
       return unknown(fmt::format("name ends in .bin but shape dimension {} is not a 64-bit number",
-                                 quoted(dim)));
+                                 quote_for_message(dim)));
     out.shape.push_back(*value);
   }
   // "shape_0" is how 1.x writes a 0-d tensor (dump spec §3.1).
@@ -355,11 +321,11 @@ DumpFileName parse_legacy_bin(std::string_view name) {
   if (at == std::string_view::npos)
     return unknown("name ends in .bin but has no '_{input|output}_{index}' before '_shape_'");
   std::string_view index = head.substr(at + 1);
-  out.slot = to_number<uint32_t>(index);
+  out.slot = parse_unsigned<uint32_t>(index);
   if (!out.slot)
     return unknown(
         fmt::format("name ends in .bin but field {} before '_shape_' is not a 32-bit tensor index",
-                    quoted(index)));
+                    quote_for_message(index)));
   head = head.substr(0, at);
   at = head.rfind('_');
   std::string_view io = at == std::string_view::npos ? head : head.substr(at + 1);
@@ -368,7 +334,7 @@ DumpFileName parse_legacy_bin(std::string_view name) {
     return unknown(fmt::format(
         "name ends in .bin but field {} before the tensor index is not input or output, or no "
         "kernel name precedes it",
-        quoted(io)));
+        quote_for_message(io)));
   out.op_name = std::string(head.substr(0, at));
   out.kind = FileKind::LegacyBin;
   return out;
@@ -380,14 +346,14 @@ DumpFileName parse_overflow(std::string_view name) {
   DumpFileName out;
   FileKind kind = FileKind::Overflow;
   size_t end = f.size();
-  if (ends_with(name, ".json")) {
+  if (name.ends_with(".json")) {
     kind = FileKind::OverflowJson;
-    if (f.size() != 8 || f[5] != "output" || !all_digits(f[6]))
+    if (f.size() != 8 || f[5] != "output" || !is_digits(f[6]))
       return unknown(
           "overflow json name is not Opdebug.Node_OpDebug.{task}.{stream}.{timestamp}.output."
           "{index}.json");
     out.io = Io::Output;
-    out.slot = to_number<uint32_t>(f[6]);
+    out.slot = parse_unsigned<uint32_t>(f[6]);
     if (!out.slot) return unknown("overflow json output index does not fit in 32 bits");
     end = 5;
   } else if (f.size() != 5) {
@@ -407,7 +373,7 @@ DumpFileName parse_msprobe_raw(const Fields& f) {
   DumpFileName out;
   if (auto problem = parse_tensor_fields(f, f.size() - 1, out))
     return unknown(fmt::format("name ends in the dtype word {} like a msprobe raw file, but {}",
-                               quoted(f.back()), *problem));
+                               quote_for_message(f.back()), *problem));
   set_dtype(out, f.back());
   out.kind = FileKind::MsprobeRaw;
   return out;
@@ -418,7 +384,7 @@ DumpFileName parse_container(const Fields& f) {
   DumpFileName out;
   // 1.3+ writes three trailing numbers; 1.1/1.2 only task and timestamp. A 4-field name is always
   // the old form, since op_name is never absent from a container name.
-  bool with_stream = f.size() >= 5 && all_digits(f[f.size() - 3]);
+  bool with_stream = f.size() >= 5 && is_digits(f[f.size() - 3]);
   if (auto problem = parse_container_fields(f, f.size(), with_stream, out))
     return unknown("name has no extension and ends in a number like a binary dump, but " +
                    *problem);
@@ -431,17 +397,17 @@ DumpFileName parse_container(const Fields& f) {
 // {prefix}{digits}{suffix} → digits as a graph id.
 std::optional<DumpFileName> parse_graph_file(std::string_view name, std::string_view prefix,
                                              std::string_view suffix, FileKind kind) {
-  if (!starts_with(name, prefix) || !ends_with(name, suffix) ||
+  if (!name.starts_with(prefix) || !name.ends_with(suffix) ||
       name.size() < prefix.size() + suffix.size())
     return std::nullopt;
   std::string_view id = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
   DumpFileName out;
-  out.graph_id = to_number<uint32_t>(id);
+  out.graph_id = parse_unsigned<uint32_t>(id);
   if (!out.graph_id)
     return unknown(
         fmt::format("name starts like {}{{graph_id}}{} but graph id {} is not a 32-bit "
                     "number",
-                    prefix, suffix, quoted(id)));
+                    prefix, suffix, quote_for_message(id)));
   out.kind = kind;
   return out;
 }
@@ -458,8 +424,8 @@ DumpFileName parse_dump_file_name(std::string_view basename) {
   if (name == "convert_failed_file_list.txt") side.kind = FileKind::ConvertFailedList;
   if (name == "data_dump.json" || name == "hccl.json" || name == "config.json")
     side.kind = FileKind::Metadata;
-  if (starts_with(name, "acl_dump_") && ends_with(name, ".json") &&
-      all_digits(name.substr(9, name.size() - 9 - 5)))
+  if (name.starts_with("acl_dump_") && name.ends_with(".json") &&
+      is_digits(name.substr(9, name.size() - 9 - 5)))
     side.kind = FileKind::Metadata;
   if (side.kind != FileKind::Unknown) return side;
 
@@ -475,15 +441,15 @@ DumpFileName parse_dump_file_name(std::string_view basename) {
   if (auto g = parse_graph_file(name, "ms_output_trace_code_graph_", ".ir", FileKind::Graph))
     return *g;
 
-  if (starts_with(name, "Opdebug.Node_OpDebug.")) return parse_overflow(name);
+  if (name.starts_with("Opdebug.Node_OpDebug.")) return parse_overflow(name);
 
-  if (ends_with(name, ".npy")) return parse_npy(name);
-  if (ends_with(name, ".bin")) {
+  if (name.ends_with(".npy")) return parse_npy(name);
+  if (name.ends_with(".bin")) {
     if (name.find("_shape_") == std::string_view::npos)
       return unknown("name ends in .bin but has no '_shape_' field of a 1.1/1.2 dump name");
     return parse_legacy_bin(name);
   }
-  if (ends_with(name, ".json")) {
+  if (name.ends_with(".json")) {
     Fields f = split(name.substr(0, name.size() - 5), '.');
     if (f.size() < 2 || f[0].empty())
       return unknown(
@@ -499,7 +465,7 @@ DumpFileName parse_dump_file_name(std::string_view basename) {
   Fields f = split(name, '.');
   if (f.size() >= 2 && is_upper_word(f.back()) && parse_dtype_label(f.back()))
     return parse_msprobe_raw(f);
-  if (f.size() >= 2 && all_digits(f.back())) return parse_container(f);
+  if (f.size() >= 2 && is_digits(f.back())) return parse_container(f);
   if (f.size() >= 6 && is_upper_word(f.back()) && parse_io(f[f.size() - 4]))
     return parse_msprobe_raw(f);  // a CANN dtype word newer than our table
   return unknown(

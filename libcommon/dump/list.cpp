@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "io/text.h"
 #include "tensor/layout.h"
 
 namespace msdt::dump {
@@ -21,27 +22,13 @@ bool IdList::contains(uint64_t id) const {
 
 namespace {
 
-std::optional<uint64_t> parse_u64(std::string_view text) {
-  uint64_t value = 0;
-  if (text.empty()) return std::nullopt;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 template <class F>
 Status for_each_item(std::string_view text, F&& item) {
   size_t start = 0;
   while (true) {
     size_t comma = text.find(',', start);
-    std::string_view piece =
-        trim(text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
+    std::string_view piece = trim_blanks(
+        text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
     MSDT_CHECK(item(piece));
     if (comma == std::string_view::npos) return std::nullopt;
     start = comma + 1;
@@ -56,15 +43,15 @@ Expected<IdList> parse_id_list(std::string_view text) {
     if (item.empty()) return Error(fmt::format("empty item in list '{}'", text));
     size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
-      auto value = parse_u64(item);
+      auto value = parse_unsigned<uint64_t>(item);
       if (!value)
         return Error(
             fmt::format("'{}': expected a non-negative integer or a range like 5-8", item));
       list.ranges_.emplace_back(*value, *value);
       return std::nullopt;
     }
-    auto first = parse_u64(trim(item.substr(0, dash)));
-    auto last = parse_u64(trim(item.substr(dash + 1)));
+    auto first = parse_unsigned<uint64_t>(trim_blanks(item.substr(0, dash)));
+    auto last = parse_unsigned<uint64_t>(trim_blanks(item.substr(dash + 1)));
     if (!first || !last)
       return Error(
           fmt::format("'{}': expected a range of two non-negative integers like 5-8", item));
@@ -273,23 +260,6 @@ std::string escape_csv(std::string_view field) {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i] (no overlongs or surrogates), or 0.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80                   ? 1
-             : (c >= 0xC2 && c <= 0xDF) ? 2
-             : (c >> 4) == 0xE          ? 3
-             : (c >= 0xF0 && c <= 0xF4) ? 4
-                                        : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  auto c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
-  if (n == 3 && ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0))) return 0;
-  if (n == 4 && ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))) return 0;
-  return n;
-}
-
 size_t display_width(std::string_view s) {
   size_t width = 0;
   for (char c : s)
@@ -303,7 +273,7 @@ std::string json_string(std::string_view text) {
   std::string out = "\"";
   for (size_t i = 0; i < text.size();) {
     auto c = static_cast<unsigned char>(text[i]);
-    size_t n = utf8_length(text, i);
+    size_t n = utf8_sequence_length(text, i);
     if (n == 0) {
       out += fmt::format("\\\\x{:02x}", c);
       ++i;

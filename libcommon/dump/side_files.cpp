@@ -6,49 +6,11 @@
 #include <cmath>
 
 #include "io/csv.h"
+#include "io/text.h"
 
 namespace msdt::dump {
 
 namespace {
-
-// A cell or line quoted for an error message: files are bytes, not necessarily printable text.
-std::string quoted(std::string_view text) {
-  constexpr size_t kMaxShown = 80;
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte < 0x7f && byte != '\\')
-      out.push_back(static_cast<char>(byte));
-    else
-      out += fmt::format("\\x{:02x}", byte);
-  }
-  if (text.size() > kMaxShown) out += "...";
-  out += "'";
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  size_t end = s.find_last_not_of(" \t");
-  return s.substr(begin, end - begin + 1);
-}
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-template <class T>
-std::optional<T> to_unsigned(std::string_view s) {
-  if (!all_digits(s)) return std::nullopt;
-  T value{};
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return value;
-}
 
 std::optional<double> to_double(std::string_view s) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
@@ -65,24 +27,24 @@ std::optional<double> to_double(std::string_view s) {
 
 // "(2,3)", "(4,)" or "()" (dump spec §6.1); the CSV layer already removed the double quotes.
 std::optional<std::vector<uint64_t>> parse_shape(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return std::nullopt;
   s = s.substr(1, s.size() - 2);
   std::vector<uint64_t> shape;
-  if (trim(s).empty()) return shape;
+  if (trim_blanks(s).empty()) return shape;
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
     std::string_view dim =
-        trim(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start));
+        trim_blanks(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start));
     if (comma == std::string_view::npos) {
       if (dim.empty() && !shape.empty()) break;  // "(4,)": NumPy-style trailing comma
-      auto value = to_unsigned<uint64_t>(dim);
+      auto value = parse_unsigned<uint64_t>(dim);
       if (!value) return std::nullopt;
       shape.push_back(*value);
       break;
     }
-    auto value = to_unsigned<uint64_t>(dim);
+    auto value = parse_unsigned<uint64_t>(dim);
     if (!value) return std::nullopt;
     shape.push_back(*value);
     start = comma + 1;
@@ -149,22 +111,23 @@ Column column_for(std::string_view title) {
       {"MD5", Column::Md5},
       {"SHA1", Column::Sha1},
   };
-  title = trim(title);
+  title = trim_blanks(title);
   for (const auto& entry : kTitles)
     if (entry.title == title) return entry.column;
   return Column::Ignored;
 }
 
 Status fill_cell(StatisticRow& row, Column column, std::string_view title, std::string_view raw) {
-  std::string_view cell = trim(raw);
+  std::string_view cell = trim_blanks(raw);
   // `null` marks a statistic with no defined value, e.g. of an empty tensor (dump spec §6.1).
   const bool absent = cell.empty() || cell == "null";
   auto expected = [&](std::string_view what) {
-    return Error(fmt::format("column '{}': expected {}, found {}", title, what, quoted(raw)));
+    return Error(
+        fmt::format("column '{}': expected {}, found {}", title, what, quote_for_message(raw)));
   };
   auto u64 = [&](std::optional<uint64_t>& into) -> Status {
     if (absent) return std::nullopt;
-    into = to_unsigned<uint64_t>(cell);
+    into = parse_unsigned<uint64_t>(cell);
     if (!into) return expected("an unsigned 64-bit integer");
     return std::nullopt;
   };
@@ -200,7 +163,7 @@ Status fill_cell(StatisticRow& row, Column column, std::string_view title, std::
       return std::nullopt;
     case Column::Slot:
       if (absent) return std::nullopt;
-      row.slot = to_unsigned<uint32_t>(cell);
+      row.slot = parse_unsigned<uint32_t>(cell);
       if (!row.slot) return expected("an unsigned 32-bit integer");
       return std::nullopt;
     case Column::DataSize:
@@ -250,7 +213,7 @@ Status fill_cell(StatisticRow& row, Column column, std::string_view title, std::
 }
 
 bool is_blank_row(const std::vector<std::string>& row) {
-  return row.size() == 1 && trim(row[0]).empty();
+  return row.size() == 1 && trim_blanks(row[0]).empty();
 }
 
 // Calls `line_fn(line_number, line)` for each line without its LF or CRLF ending.
@@ -292,7 +255,7 @@ Expected<StatisticCsv> parse_statistic_csv(std::string_view text) {
     return Error::at_line(reader.line(),
                           fmt::format("expected a statistic.csv header with an 'Op Type' column, "
                                       "found {}",
-                                      quoted(csv.header.empty() ? "" : csv.header[0])));
+                                      quote_for_message(csv.header.empty() ? "" : csv.header[0])));
 
   while (true) {
     MSDT_TRY(auto cells, reader.next_row());
@@ -349,13 +312,13 @@ Expected<std::vector<std::string>> parse_execution_order(std::string_view text) 
   // Names are written unescaped (dump spec §6.2), so the file is read by lines, not as CSV.
   Status status = for_each_line(text, [&](uint64_t number, std::string_view line) -> Status {
     if (!seen_header) {
-      if (trim(line) != kHeader)
-        return Error::at_line(
-            number, fmt::format("expected the header '{}', found {}", kHeader, quoted(line)));
+      if (trim_blanks(line) != kHeader)
+        return Error::at_line(number, fmt::format("expected the header '{}', found {}", kHeader,
+                                                  quote_for_message(line)));
       seen_header = true;
       return std::nullopt;
     }
-    if (!trim(line).empty()) names.emplace_back(line);
+    if (!trim_blanks(line).empty()) names.emplace_back(line);
     return std::nullopt;
   });
   if (status) return std::move(*status);
@@ -367,18 +330,18 @@ Expected<std::vector<std::string>> parse_execution_order(std::string_view text) 
 Expected<std::vector<uint64_t>> parse_global_execution_order(std::string_view text) {
   std::vector<uint64_t> iterations;
   Status status = for_each_line(text, [&](uint64_t number, std::string_view line) -> Status {
-    std::string_view rest = trim(line);
+    std::string_view rest = trim_blanks(line);
     if (rest.empty()) return std::nullopt;
     // MindSpore's reader takes the leading integer of each line (dump spec §6.2).
     size_t digits = 0;
     while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
     if (digits == 0)
-      return Error::at_line(number,
-                            fmt::format("expected an iteration number, found {}", quoted(line)));
-    auto value = to_unsigned<uint64_t>(rest.substr(0, digits));
+      return Error::at_line(
+          number, fmt::format("expected an iteration number, found {}", quote_for_message(line)));
+    auto value = parse_unsigned<uint64_t>(rest.substr(0, digits));
     if (!value)
       return Error::at_line(number, fmt::format("iteration number {} does not fit in 64 bits",
-                                                quoted(rest.substr(0, digits))));
+                                                quote_for_message(rest.substr(0, digits))));
     iterations.push_back(*value);
     return std::nullopt;
   });

@@ -9,6 +9,7 @@
 
 #include "dump/ascend_dump.h"
 #include "dump/side_files.h"
+#include "io/text.h"
 #include "tensor/npy.h"
 
 namespace msdt::dump {
@@ -16,25 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class T>
-std::optional<T> parse_number(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // "rank_3" with prefix "rank_" gives 3.
 template <class T>
 std::optional<T> number_after(std::string_view text, std::string_view prefix) {
   if (!text.starts_with(prefix)) return std::nullopt;
-  return parse_number<T>(text.substr(prefix.size()));
-}
-
-bool is_digits(std::string_view text, size_t exact_length = 0) {
-  if (text.empty() || (exact_length && text.size() != exact_length)) return false;
-  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return parse_unsigned<T>(text.substr(prefix.size()));
 }
 
 }  // namespace
@@ -62,20 +49,20 @@ DumpLocation locate(std::span<const std::string> directories) {
       (is_digits(parent(0)) || parent(0) == "constants" || parent(0) == "init")) {
     where.rank = rank;
     where.net = std::string(parent(2));
-    where.graph = parse_number<uint32_t>(parent(1));
+    where.graph = parse_unsigned<uint32_t>(parent(1));
     if (parent(0) == "constants")
       where.constants = true;
     else if (parent(0) == "init")
       where.iteration = kInitIteration;
     else
-      where.iteration = parse_number<uint64_t>(parent(0));
+      where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "rank";
     return where;
   }
   if (auto rank = number_after<uint32_t>(parent(2), "rank_");
       rank && parent(1) == "debug_files" && is_digits(parent(0))) {
     where.rank = rank;
-    where.iteration = parse_number<uint64_t>(parent(0));
+    where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "rank";
     return where;
   }
@@ -89,10 +76,10 @@ DumpLocation locate(std::span<const std::string> directories) {
   // Ascend O2 (§2.5): [{step}/]{YYYYMMDDhhmmss}/{device}/{model}/{model_id}/{iteration}/
   if (is_digits(parent(0)) && is_digits(parent(1)) && !parent(2).empty() && is_digits(parent(3)) &&
       is_digits(parent(4), 14)) {
-    where.rank = parse_number<uint32_t>(parent(3));
+    where.rank = parse_unsigned<uint32_t>(parent(3));
     where.net = std::string(parent(2));
-    where.graph = parse_number<uint32_t>(parent(1));
-    where.iteration = parse_number<uint64_t>(parent(0));
+    where.graph = parse_unsigned<uint32_t>(parent(1));
+    where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "o2";
     return where;
   }
@@ -104,8 +91,8 @@ DumpLocation locate(std::span<const std::string> directories) {
     if (model.ends_with(suffix)) {
       where.rank = device;
       where.net = std::string(model.substr(0, model.size() - suffix.size()));
-      where.graph = parse_number<uint32_t>(parent(1));
-      where.iteration = parse_number<uint64_t>(parent(0));
+      where.graph = parse_unsigned<uint32_t>(parent(1));
+      where.iteration = parse_unsigned<uint64_t>(parent(0));
       where.layout = "async-1.1";
       return where;
     }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "io/text.h"
+
 namespace msdt {
 
 Diagnostics::Diagnostics(std::string tool) : Diagnostics(std::move(tool), std::cerr) {}
@@ -53,20 +55,6 @@ int Diagnostics::exit_code() const {
   if (output_failed_) return kExitOutput;
   return errors_ > 0 ? kExitBadInput : kExitOk;
 }
-
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0.
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  return n;
-}
-
-}  // namespace
 
 std::string printable_path(std::string_view path) {
   std::string out;

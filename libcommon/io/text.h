@@ -1,0 +1,43 @@
+// Small text helpers shared by every reader of names, CSV cells and messages: names in dumps are
+// bytes, not necessarily UTF-8 or printable, and numbers in them are plain unsigned decimals.
+#pragma once
+
+#include <charconv>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace msdt {
+
+// The whole of `text` as an unsigned decimal: no sign, no blanks; nullopt when empty, when any
+// character is not a digit, or when the value does not fit in T.
+template <class T>
+std::optional<T> parse_unsigned(std::string_view text) {
+  static_assert(std::is_unsigned_v<T>, "signs are not part of the grammars we read");
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// True for a non-empty run of ASCII digits, of exactly `exact_length` when that is not 0.
+bool is_digits(std::string_view text, size_t exact_length = 0);
+
+// Without leading and trailing spaces and tabs.
+std::string_view trim_blanks(std::string_view text);
+
+// Length of the valid UTF-8 sequence starting at text[at], or 0 for a byte that does not start
+// one (overlong forms, surrogates and values above U+10FFFF are invalid).
+size_t utf8_sequence_length(std::string_view text, size_t at);
+
+// `text` in single quotes for an error message, at most `max_shown` bytes of it followed by "...";
+// bytes outside printable ASCII, and the backslash, are spelled \xNN.
+std::string quote_for_message(std::string_view text, size_t max_shown = 80);
+
+// `text` with every byte that is not part of valid UTF-8 spelled \xNN, so that it can go into
+// JSON (whose strings must be UTF-8) and still say which bytes the name held.
+std::string escape_invalid_utf8(std::string_view text);
+
+}  // namespace msdt
