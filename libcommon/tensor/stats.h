@@ -11,14 +11,21 @@
 
 #include <cstdint>
 #include <optional>
+#include <variant>
 
 #include "tensor/dtype.h"
 
 namespace msdt {
 
+// An integer statistic kept exact (int64 and uint64 extremes beyond 2^53 do not go through double).
+using ExactInteger = std::variant<int64_t, uint64_t>;
+
 struct TensorStats {
   uint64_t count = 0;
   std::optional<double> min, max, mean, std, abs_mean, l2norm;
+  // For integer and bool tensors, min and max as exact integers (min/max hold them rounded to
+  // double for comparisons); absent for floating-point tensors. Outputs print these when present.
+  std::optional<ExactInteger> exact_min, exact_max;
   uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0;
 };
 
