@@ -8,7 +8,10 @@
 #include <ostream>
 #include <sstream>
 
-#include "dump/list.h"
+#include "dump/dump_file.h"
+#include "dump/file_roles.h"
+#include "dump/statistics.h"
+#include "table/format.h"
 #include "tensor/npy.h"
 #include "tensor/value_printer.h"
 
@@ -27,7 +30,7 @@ Json string_json(const std::string& value) { return value.empty() ? Json(nullptr
 Json double_json(const std::optional<double>& value) {
   if (!value) return nullptr;
   // Non-finite values become the strings the listing prints ("nan", "inf", "-inf").
-  if (!std::isfinite(*value)) return format_double(*value);
+  if (!std::isfinite(*value)) return table::format_double(*value);
   return *value;
 }
 
@@ -199,11 +202,11 @@ void print_text(const Json& doc, std::ostream& out) {
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() == "tensors") continue;
     if (it.value().is_structured()) {
-      text += it.key() + ":\n" + to_indented_text(it.value(), 2);
+      text += it.key() + ":\n" + table::to_indented_text(it.value(), 2);
     } else {
       Json one = Json::object();
       one[it.key()] = it.value();
-      text += to_indented_text(one, 0);
+      text += table::to_indented_text(one, 0);
     }
   }
   const Json& tensors = doc.at("tensors");
@@ -213,7 +216,7 @@ void print_text(const Json& doc, std::ostream& out) {
     Json values = fields["values"];
     fields.erase("values");
     text += fmt::format("tensor {}:\n", i);
-    text += to_indented_text(fields, 2);
+    text += table::to_indented_text(fields, 2);
     if (values.is_string()) {
       text += "  values:\n";
       std::istringstream lines(values.get<std::string>());
@@ -231,7 +234,7 @@ void show_file(const std::string& path, const ShowOptions& options, std::ostream
   auto show = [&](const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
     Json doc = describe(directory, file, contents, options, diagnostics);
     if (options.json)
-      out << to_json_text(doc, 2) << '\n';
+      out << table::to_json_text(doc, 2) << '\n';
     else
       print_text(doc, out);
     out.flush();

@@ -1,12 +1,11 @@
 // dump-parse: list, summarise or show the tensors of MindSpore dump trees.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "dump/inventory.h"
 #include "dump/list.h"
+#include "dump/select_options.h"
 #include "dump/show.h"
-#include "dump/summary.h"
 #include "io/report.h"
 
 int main(int argc, char** argv) {
@@ -24,13 +23,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "JSON Lines; with --show or --summary one JSON object");
   app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
   app.add_flag("--stats", list.stats, "add count, min, max, mean, std, ... per tensor");
-  app.add_option("--op", list.op, "keep op names matching this ECMAScript regex");
-  app.add_option("--iteration", list.iterations, "keep these iterations, e.g. 0,3,5-8");
-  app.add_option("--rank", list.ranks, "keep these ranks, e.g. 0-3");
-  app.add_option("--graph", list.graphs, "keep these graph ids");
-  app.add_option("--io", list.io, "keep inputs or outputs")
-      ->check(CLI::IsMember({"input", "output"}));
-  app.add_option("--dtype", list.dtypes, "keep these dtypes, any spelling, e.g. float32,BF16");
+  msdt::dump::add_selection_options(app, list.selection);
   auto* show_option = app.add_option("--show", show_path, "everything about one file");
   app.add_option("--max-elements", show.max_elements, "values printed by --show (default 1000)")
       ->needs(show_option);
@@ -53,12 +46,9 @@ int main(int argc, char** argv) {
     show.json = json;
     msdt::dump::show_file(show_path, show, std::cout, diagnostics);
   } else if (summary) {
-    msdt::dump::summarize_tree(paths, {.json = json}, std::cout, diagnostics);
+    msdt::dump::take_inventory(paths, {.json = json}, std::cout, diagnostics);
   } else {
-    list.style = json                    ? msdt::dump::OutputStyle::Json
-                 : csv                   ? msdt::dump::OutputStyle::Csv
-                 : isatty(STDOUT_FILENO) ? msdt::dump::OutputStyle::Text
-                                         : msdt::dump::OutputStyle::Tsv;
+    list.format = msdt::table::choose_format(csv, json);
     list.header = !no_header;
     if (auto error = msdt::dump::list_tensors(paths, list, std::cout, diagnostics)) {
       std::cerr << "dump-parse: error: " << error->describe() << "\n";

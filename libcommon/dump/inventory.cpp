@@ -1,4 +1,4 @@
-#include "dump/summary.h"
+#include "dump/inventory.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,10 @@
 #include <set>
 #include <tuple>
 
-#include "dump/list.h"
+#include "dump/dump_file.h"
+#include "dump/file_roles.h"
+#include "dump/side_files.h"
+#include "table/format.h"
 
 namespace msdt::dump {
 namespace {
@@ -38,7 +41,7 @@ struct UnknownFile {
   std::string display, problem;
 };
 
-struct Summary {
+struct Inventory {
   // nullopt sorts first, so files outside any rank or iteration lead the table.
   std::map<std::pair<std::optional<uint32_t>, std::optional<uint64_t>>, Totals> groups;
   std::set<std::tuple<std::optional<uint32_t>, uint32_t, uint64_t>> iteration_dirs;
@@ -119,7 +122,7 @@ class Summarizer {
                                   std::move(*iterations), file.display});
   }
 
-  Summary finish() {
+  Inventory finish() {
     for (const ExecutionHistory& h : summary_.histories) {
       std::set<uint64_t> seen;
       for (uint64_t iteration : h.iterations) {
@@ -133,7 +136,7 @@ class Summarizer {
 
  private:
   Diagnostics& diagnostics_;
-  Summary summary_;
+  Inventory summary_;
 };
 
 std::string text_of(const std::optional<uint32_t>& value) {
@@ -143,7 +146,7 @@ std::string text_of(const std::optional<uint64_t>& value) {
   return value ? std::to_string(*value) : "-";
 }
 
-void print_text(const Summary& summary, std::ostream& out) {
+void print_text(const Inventory& summary, std::ostream& out) {
   std::vector<std::vector<std::string>> table = {
       {"rank", "iteration", "files", "tensors", "bytes"}};
   Totals total;
@@ -156,7 +159,7 @@ void print_text(const Summary& summary, std::ostream& out) {
   }
   table.push_back({"total", "-", std::to_string(total.files), std::to_string(total.tensors),
                    std::to_string(total.bytes)});
-  std::string text = align_columns(table);
+  std::string text = table::align_columns(table);
   text += fmt::format("\nmissing iterations: {}\n", summary.missing.size());
   for (const MissingIteration& m : summary.missing)
     text += fmt::format("  rank {} graph {} iteration {}: listed in '{}' but not on disk\n",
@@ -174,7 +177,7 @@ Json optional_json(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
-void print_json(const Summary& summary, std::ostream& out) {
+void print_json(const Inventory& summary, std::ostream& out) {
   Json doc = Json::object();
   Json groups = Json::array();
   Totals total;
@@ -206,12 +209,12 @@ void print_json(const Summary& summary, std::ostream& out) {
   Json empty = Json::array();
   for (const std::string& e : summary.empty) empty.push_back(e);
   doc["empty_files"] = std::move(empty);
-  out << to_json_text(doc, 2) << '\n';
+  out << table::to_json_text(doc, 2) << '\n';
 }
 
 }  // namespace
 
-void summarize_tree(std::span<const std::string> paths, const SummaryOptions& options,
+void take_inventory(std::span<const std::string> paths, const InventoryOptions& options,
                     std::ostream& out, Diagnostics& diagnostics) {
   Summarizer summarizer(diagnostics);
   WalkCallbacks callbacks;
@@ -220,7 +223,7 @@ void summarize_tree(std::span<const std::string> paths, const SummaryOptions& op
     diagnostics.error(display, error);
   };
   walk_dump_tree(paths, callbacks);
-  Summary summary = summarizer.finish();
+  Inventory summary = summarizer.finish();
   if (options.json)
     print_json(summary, out);
   else
