@@ -33,23 +33,24 @@ Status for_each_item(std::string_view text, F&& item) {
 Expected<IdList> parse_id_list(std::string_view text) {
   IdList list;
   auto status = for_each_item(text, [&](std::string_view item) -> Status {
-    if (item.empty()) return Error(fmt::format("empty item in list '{}'", text));
+    if (item.empty()) return Error(fmt::format("empty item in list {}", quote_for_message(text)));
     size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
       auto value = parse_unsigned<uint64_t>(item);
       if (!value)
-        return Error(
-            fmt::format("'{}': expected a non-negative integer or a range like 5-8", item));
+        return Error(fmt::format("{}: expected a non-negative integer or a range like 5-8",
+                                 quote_for_message(item)));
       list.ranges_.emplace_back(*value, *value);
       return std::nullopt;
     }
     auto first = parse_unsigned<uint64_t>(trim_blanks(item.substr(0, dash)));
     auto last = parse_unsigned<uint64_t>(trim_blanks(item.substr(dash + 1)));
     if (!first || !last)
-      return Error(
-          fmt::format("'{}': expected a range of two non-negative integers like 5-8", item));
+      return Error(fmt::format("{}: expected a range of two non-negative integers like 5-8",
+                               quote_for_message(item)));
     if (*last < *first)
-      return Error(fmt::format("'{}': range end {} is before its start {}", item, *last, *first));
+      return Error(fmt::format("{}: range end {} is before its start {}", quote_for_message(item),
+                               *last, *first));
     list.ranges_.emplace_back(*first, *last);
     return std::nullopt;
   });
@@ -61,7 +62,7 @@ Expected<std::vector<DType>> parse_dtype_list(std::string_view text) {
   std::vector<DType> dtypes;
   auto status = for_each_item(text, [&](std::string_view item) -> Status {
     auto dtype = parse_dtype_label(item);
-    if (!dtype) return Error(fmt::format("'{}': unknown dtype", item));
+    if (!dtype) return Error(fmt::format("{}: unknown dtype", quote_for_message(item)));
     dtypes.push_back(*dtype);
     return std::nullopt;
   });
@@ -75,8 +76,8 @@ Expected<Selector> Selector::create(const Selection& selection) {
     try {
       selector.op_ = std::regex(selection.op, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return Error(
-          fmt::format("--op: '{}': invalid regular expression: {}", selection.op, e.what()));
+      return Error(fmt::format("--op: {}: invalid regular expression: {}",
+                               quote_for_message(selection.op), e.what()));
     }
   }
   auto list = [](std::string_view option, const std::string& text,
@@ -92,7 +93,8 @@ Expected<Selector> Selector::create(const Selection& selection) {
   MSDT_CHECK(list("--graph", selection.graphs, selector.graphs_));
   if (!selection.io.empty()) {
     if (selection.io != "input" && selection.io != "output")
-      return Error(fmt::format("--io: '{}': expected input or output", selection.io));
+      return Error(
+          fmt::format("--io: {}: expected input or output", quote_for_message(selection.io)));
     selector.io_ = selection.io;
   }
   if (!selection.dtypes.empty()) {

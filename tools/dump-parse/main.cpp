@@ -6,9 +6,12 @@
 #include "dump/list.h"
 #include "dump/select_options.h"
 #include "dump/show.h"
+#include "io/cli.h"
 #include "io/report.h"
+#include "io/stdout.h"
 
 int main(int argc, char** argv) {
+  msdt::use_line_stdout();
   CLI::App app{"list the tensors of MindSpore dump files and directories", "dump-parse"};
   app.set_version_flag("--version", "dump-parse (msdt) " MSDT_VERSION);
 
@@ -32,16 +35,13 @@ int main(int argc, char** argv) {
   summary_flag->excludes(show_option);
   app.get_option("--csv")->excludes("--json");
 
-  try {
-    app.parse(argc, argv);
+  msdt::Diagnostics diagnostics("dump-parse");
+  auto checks = [&] {
     if (show_path.empty() && paths.empty()) throw CLI::RequiredError("paths (or --show FILE)");
     if (!show_path.empty() && !paths.empty()) throw CLI::ExcludesError("--show", "paths");
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? msdt::kExitOk : msdt::kExitUsage;
-  }
+  };
+  if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 
-  msdt::Diagnostics diagnostics("dump-parse");
   if (!show_path.empty()) {
     show.json = json;
     msdt::dump::show_file(show_path, show, std::cout, diagnostics);
@@ -51,11 +51,9 @@ int main(int argc, char** argv) {
     list.format = msdt::table::choose_format(csv, json);
     list.header = !no_header;
     if (auto error = msdt::dump::list_tensors(paths, list, std::cout, diagnostics)) {
-      std::cerr << "dump-parse: error: " << error->describe() << "\n";
+      diagnostics.error(*error);
       return msdt::kExitUsage;
     }
   }
-  std::cout.flush();
-  if (!std::cout) diagnostics.output_error("", msdt::Error("cannot write standard output"));
-  return diagnostics.exit_code();
+  return msdt::finish_stdout(diagnostics);
 }
