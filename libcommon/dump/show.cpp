@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -27,10 +26,9 @@ Json optional_json(const std::optional<T>& value) {
 
 Json string_json(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
 
+// Non-finite values stay doubles: table::to_json_text spells them as the listing does.
 Json double_json(const std::optional<double>& value) {
   if (!value) return nullptr;
-  // Non-finite values become the strings the listing prints ("nan", "inf", "-inf").
-  if (!std::isfinite(*value)) return table::format_double(*value);
   return *value;
 }
 

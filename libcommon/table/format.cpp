@@ -100,7 +100,11 @@ std::string json_string(std::string_view text) {
 }
 
 std::string json_double(double value) {
-  if (!std::isfinite(value)) return "\"" + format_double(value) + "\"";
+  // 1e999 overflows to infinity in every JSON reader that maps numbers to doubles (Python,
+  // JavaScript; jq clamps it to the largest double), so comparisons such as `.min < 0` still work;
+  // NaN has no such number and is null (its count has its own key).
+  if (std::isnan(value)) return "null";
+  if (std::isinf(value)) return value > 0 ? "1e999" : "-1e999";
   return format_double(value);
 }
 

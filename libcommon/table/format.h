@@ -5,7 +5,9 @@
 // Conventions (each tool's man page repeats the ones its output shows):
 // * a double prints in the shortest form that reads back to the same double, always with a `.`
 //   or an exponent (`2.0`, `0.1`, `1e+20`) so that a float never looks like a count; non-finite
-//   values are `nan`, `inf`, `-inf` (in JSON the strings "nan", "inf", "-inf");
+//   values are `nan`, `inf`, `-inf`; in JSON ±infinity is the number `1e999` / `-1e999` (read as
+//   ±inf by Python and JavaScript, as ±max double by jq, so `.min < 0` holds for -inf) and NaN is
+//   `null`;
 // * TSV escapes `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r`; CSV quotes as RFC 4180 does (a field
 //   holding `,` `"` CR or LF is quoted, `"` doubled) but ends lines with LF, as Unix tools expect;
 // * JSON strings are UTF-8; bytes that are not valid UTF-8 appear as `\xNN` (the same spelling as
@@ -25,7 +27,7 @@ std::string escape_tsv(std::string_view field);
 std::string escape_csv(std::string_view field);
 // A JSON string literal with quotes; see the header comment for non-UTF-8 bytes.
 std::string json_string(std::string_view text);
-// A double as a JSON value: a number, or "nan"/"inf"/"-inf" as strings.
+// A double as a JSON value: the number, 1e999 / -1e999 for ±infinity, null for NaN.
 std::string json_double(double value);
 // A JSON document with our number and string spelling (json_double, json_string); indent < 0
 // writes one line, otherwise nested values are indented by that many spaces per level (arrays of
