@@ -74,6 +74,12 @@ table::Cell cell(const std::optional<T>& value) {
     return static_cast<uint64_t>(*value);
 }
 
+// An exact integer statistic when there is one, else the double.
+table::Cell cell(const std::optional<ExactInteger>& exact, const std::optional<double>& value) {
+  if (exact) return std::visit([](auto v) { return table::Cell(v); }, *exact);
+  return cell(value);
+}
+
 // An empty string is an absent value.
 table::Cell cell(const std::string& value) {
   if (value.empty()) return {};
@@ -117,10 +123,11 @@ table::Record row_record(const TensorRow& row, bool stats) {
   if (stats) {
     RowStats none;
     const RowStats& s = row.stats ? *row.stats : none;
-    record.insert(record.end(),
-                  {cell(s.source), cell(s.count), cell(s.min), cell(s.max), cell(s.mean),
-                   cell(s.std), cell(s.abs_mean), cell(s.l2norm), cell(s.nan), cell(s.pos_inf),
-                   cell(s.neg_inf), cell(s.zero), cell(s.negative), cell(s.positive)});
+    record.insert(
+        record.end(),
+        {cell(s.source), cell(s.count), cell(s.exact_min, s.min), cell(s.exact_max, s.max),
+         cell(s.mean), cell(s.std), cell(s.abs_mean), cell(s.l2norm), cell(s.nan), cell(s.pos_inf),
+         cell(s.neg_inf), cell(s.zero), cell(s.negative), cell(s.positive)});
   }
   return record;
 }

@@ -32,6 +32,10 @@ Json double_json(const std::optional<double>& value) {
   return *value;
 }
 
+Json exact_json(const ExactInteger& value) {
+  return std::visit([](auto v) { return Json(v); }, value);
+}
+
 Json shape_json(std::span<const uint64_t> shape) {
   Json array = Json::array();
   for (uint64_t dim : shape) array.push_back(dim);
@@ -90,8 +94,8 @@ Json stats_json(const RowStats& s) {
   Json j = Json::object();
   j["source"] = s.source;
   j["count"] = optional_json(s.count);
-  j["min"] = double_json(s.min);
-  j["max"] = double_json(s.max);
+  j["min"] = s.exact_min ? exact_json(*s.exact_min) : double_json(s.min);
+  j["max"] = s.exact_max ? exact_json(*s.exact_max) : double_json(s.max);
   j["mean"] = double_json(s.mean);
   j["std"] = double_json(s.std);
   j["abs_mean"] = double_json(s.abs_mean);

@@ -8,6 +8,8 @@ RowStats stats_from_tensor(const TensorStats& stats) {
   row.count = stats.count;
   row.min = stats.min;
   row.max = stats.max;
+  row.exact_min = stats.exact_min;
+  row.exact_max = stats.exact_max;
   row.mean = stats.mean;
   row.std = stats.std;
   row.abs_mean = stats.abs_mean;

@@ -18,6 +18,9 @@ struct RowStats {
   std::string source;  // "computed" or "statistic.csv"
   std::optional<uint64_t> count;
   std::optional<double> min, max, mean, std, abs_mean, l2norm;
+  // Integer tensors: min and max exactly (int64/uint64 beyond 2^53 do not survive a double);
+  // outputs print these instead of min/max when present.
+  std::optional<ExactInteger> exact_min, exact_max;
   std::optional<uint64_t> nan, pos_inf, neg_inf, zero, negative, positive;
 };
 RowStats stats_from_tensor(const TensorStats& stats);

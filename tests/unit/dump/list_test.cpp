@@ -121,6 +121,30 @@ TEST(JsonLine, StatsKeysAndNumbers) {
             std::string::npos);
 }
 
+TEST(JsonLine, IntegerExtremesPrintExactly) {
+  TensorRow row = sample_row();
+  TensorStats stats;
+  stats.count = 2;
+  stats.min = -9.223372036854775808e18;
+  stats.max = 9.223372036854775808e18;  // int64 max rounded to double is 2^63, outside int64
+  stats.exact_min = ExactInteger{std::numeric_limits<int64_t>::min()};
+  stats.exact_max = ExactInteger{std::numeric_limits<int64_t>::max()};
+  row.stats = stats_from_tensor(stats);
+  std::string line = json_line(row, true);
+  EXPECT_NE(line.find("\"min\": -9223372036854775808, \"max\": 9223372036854775807,"),
+            std::string::npos)
+      << line;
+  stats.exact_min = ExactInteger{uint64_t{9007199254740993}};  // 2^53 + 1
+  stats.exact_max = ExactInteger{std::numeric_limits<uint64_t>::max()};
+  row.stats = stats_from_tensor(stats);
+  std::ostringstream out;
+  table::Schema schema = row_schema(true);
+  auto sink = table::make_sink(table::Format::Tsv, schema, false, out);
+  sink->row(row_record(row, true));
+  EXPECT_NE(out.str().find("\t9007199254740993\t18446744073709551615\t"), std::string::npos)
+      << out.str();
+}
+
 TEST(StatsFromStatisticRow, MapsColumnsAndLeavesTheRestAbsent) {
   StatisticRow csv;
   csv.max = 2.5;
