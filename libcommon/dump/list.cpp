@@ -31,6 +31,10 @@ TensorRow make_row(const DumpDirectory& directory, const DumpFile& file, const D
   row.slot = tensor.slot;
   row.device_format = tensor.device_format;
   row.dtype = tensor.dtype;
+  if (file.name.dtype)
+    row.dtype_label = dtype_name(*file.name.dtype);
+  else
+    row.dtype_label = file.name.dtype_label;
   if (tensor.shape_known) row.shape = tensor.shape;
   if (tensor.statistics)
     row.bytes = tensor.statistics->data_size;
@@ -55,12 +59,13 @@ std::string format_shape(std::span<const uint64_t> shape) {
 
 namespace {
 
-const char* const kRowFields[] = {"file",      "format",  "rank",    "net",           "graph",
-                                  "iteration", "op_type", "op_name", "task_id",       "stream_id",
-                                  "timestamp", "io",      "slot",    "device_format", "dtype",
-                                  "shape",     "bytes"};
-const char* const kRowColumns[] = {"rank", "net",  "graph", "iteration", "op_type",       "op_name",
-                                   "io",   "slot", "dtype", "shape",     "device_format", "bytes"};
+const char* const kRowFields[] = {"file",        "format",  "rank",    "net",           "graph",
+                                  "iteration",   "op_type", "op_name", "task_id",       "stream_id",
+                                  "timestamp",   "io",      "slot",    "device_format", "dtype",
+                                  "dtype_label", "shape",   "bytes"};
+const char* const kRowColumns[] = {
+    "rank", "net",   "graph",       "iteration", "op_type",       "op_name", "io",
+    "slot", "dtype", "dtype_label", "shape",     "device_format", "bytes"};
 const char* const kStatFields[] = {"stats_source", "count",    "min",      "max",     "mean",
                                    "std",          "abs_mean", "l2norm",   "nan",     "pos_inf",
                                    "neg_inf",      "zero",     "negative", "positive"};
@@ -116,6 +121,7 @@ table::Record row_record(const TensorRow& row, bool stats) {
       cell(row.slot),
       cell(row.device_format),
       row.dtype ? table::Cell(std::string(dtype_name(*row.dtype))) : table::Cell(),
+      cell(row.dtype_label),
       row.shape ? table::Cell(table::Composite{format_shape(*row.shape),
                                                nlohmann::ordered_json(*row.shape)})
                 : table::Cell(),

@@ -48,6 +48,9 @@ struct TensorRow {
   std::optional<uint32_t> slot;
   std::string device_format;
   std::optional<DType> dtype;
+  // The dtype the file name gives (NumPy name; the label as written when it names no dtype),
+  // empty when the name has none: 2.4+ stores bfloat16 as float32 under ".bfloat16.npy" names.
+  std::string dtype_label;
   std::optional<std::vector<uint64_t>> shape;
   std::optional<uint64_t> bytes;
   std::optional<RowStats> stats;  // only with --stats

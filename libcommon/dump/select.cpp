@@ -61,7 +61,7 @@ Expected<IdList> parse_id_list(std::string_view text) {
 Expected<std::vector<DType>> parse_dtype_list(std::string_view text) {
   std::vector<DType> dtypes;
   auto status = for_each_item(text, [&](std::string_view item) -> Status {
-    auto dtype = parse_dtype_label(item);
+    auto dtype = parse_dtype_spelling(item);
     if (!dtype) return Error(fmt::format("{}: unknown dtype", quote_for_message(item)));
     dtypes.push_back(*dtype);
     return std::nullopt;
@@ -119,13 +119,16 @@ bool Selector::accepts_location(const DumpLocation& where) const {
          matches(graphs_, where.graph);
 }
 
-bool Selector::accepts(const DumpLocation& where, const DumpFile& /*file*/,
+bool Selector::accepts(const DumpLocation& where, const DumpFile& file,
                        const DumpTensor& tensor) const {
   if (!accepts_location(where)) return false;
   if (!io_.empty() && tensor.io != io_) return false;
-  if (!dtypes_.empty() &&
-      (!tensor.dtype || std::find(dtypes_.begin(), dtypes_.end(), *tensor.dtype) == dtypes_.end()))
-    return false;
+  // The stored dtype or the one the name gives: 2.4+ stores bfloat16 as float32 under a
+  // ".bfloat16.npy" name (dump spec §5.2), and a user asking for bfloat16 means those.
+  auto wanted = [&](const std::optional<DType>& dtype) {
+    return dtype && std::find(dtypes_.begin(), dtypes_.end(), *dtype) != dtypes_.end();
+  };
+  if (!dtypes_.empty() && !wanted(tensor.dtype) && !wanted(file.name.dtype)) return false;
   if (op_ && !std::regex_search(tensor.op_name, *op_)) return false;
   return true;
 }

@@ -33,7 +33,7 @@ class IdList {
 // Errors name the offending item: "'5-3': range end 3 is before its start 5".
 Expected<IdList> parse_id_list(std::string_view text);
 
-// "float32,FLOAT,kNumberTypeBFloat16" -> dtypes; any spelling parse_dtype_label accepts.
+// "float32,FLOAT,bf16,<f4" -> dtypes; any spelling parse_dtype_spelling accepts.
 Expected<std::vector<DType>> parse_dtype_list(std::string_view text);
 
 // The selector options as the user wrote them; empty = no selection on that field.
@@ -43,7 +43,7 @@ struct Selection {
   std::string ranks;       // IdList
   std::string graphs;      // IdList
   std::string io;          // "input" or "output"
-  std::string dtypes;      // parse_dtype_list
+  std::string dtypes;      // parse_dtype_list; matches the stored dtype or the name's
 };
 
 // A Selection compiled once (the regex, the lists). A tensor whose field is absent does not match

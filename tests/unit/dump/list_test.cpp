@@ -31,6 +31,7 @@ TensorRow sample_row() {
   row.slot = 0;
   row.device_format = "DefaultFormat";
   row.dtype = DType::Float32;
+  row.dtype_label = "bfloat16";  // 2.4+: bfloat16 stored as float32
   row.shape = std::vector<uint64_t>{2, 3};
   row.bytes = 24;
   return row;
@@ -50,14 +51,14 @@ TEST(FormatShape, DimsScalarAndEmpty) {
 }
 
 TEST(Columns, TitlesAndCells) {
-  EXPECT_EQ(
-      column_titles(false),
-      (std::vector<std::string>{"rank", "net", "graph", "iteration", "op_type", "op_name", "io",
-                                "slot", "dtype", "shape", "device_format", "bytes", "file"}));
+  EXPECT_EQ(column_titles(false),
+            (std::vector<std::string>{"rank", "net", "graph", "iteration", "op_type", "op_name",
+                                      "io", "slot", "dtype", "dtype_label", "shape",
+                                      "device_format", "bytes", "file"}));
   auto with_stats = column_titles(true);
-  ASSERT_EQ(with_stats.size(), 27u);
-  EXPECT_EQ(with_stats[12], "stats_source");
-  EXPECT_EQ(with_stats[25], "positive");
+  ASSERT_EQ(with_stats.size(), 28u);
+  EXPECT_EQ(with_stats[13], "stats_source");
+  EXPECT_EQ(with_stats[26], "positive");
   EXPECT_EQ(with_stats.back(), "file");
 
   TensorRow bare;
@@ -65,7 +66,7 @@ TEST(Columns, TitlesAndCells) {
   table::Schema schema = row_schema(false);
   table::Record cells = row_record(bare, false);
   ASSERT_EQ(cells.size(), schema.fields().size());
-  ASSERT_EQ(schema.columns().size(), 13u);
+  ASSERT_EQ(schema.columns().size(), 14u);
   for (size_t i = 0; i + 1 < schema.columns().size(); ++i)
     EXPECT_TRUE(std::holds_alternative<std::monostate>(cells[schema.columns()[i]])) << i;
   EXPECT_EQ(std::get<std::string>(cells[schema.columns().back()]), "f");
@@ -79,7 +80,8 @@ TEST(JsonLine, AllKeysInOrderAbsentAsNull) {
             "{\"file\": \"x\", \"format\": \"bin\", \"rank\": null, \"net\": null, \"graph\": "
             "null, \"iteration\": null, \"op_type\": null, \"op_name\": null, \"task_id\": null, "
             "\"stream_id\": null, \"timestamp\": null, \"io\": null, \"slot\": null, "
-            "\"device_format\": null, \"dtype\": null, \"shape\": null, \"bytes\": null}");
+            "\"device_format\": null, \"dtype\": null, \"dtype_label\": null, \"shape\": null, "
+            "\"bytes\": null}");
 }
 
 TEST(JsonLine, StatsKeysAndNumbers) {
@@ -109,14 +111,14 @@ TEST(JsonLine, StatsKeysAndNumbers) {
   EXPECT_EQ(parsed["pos_inf"], 1);
   std::vector<std::string> keys;
   for (auto it = parsed.begin(); it != parsed.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(
-      keys,
-      (std::vector<std::string>{
-          "file",    "format",   "rank",      "net",          "graph", "iteration", "op_type",
-          "op_name", "task_id",  "stream_id", "timestamp",    "io",    "slot",      "device_format",
-          "dtype",   "shape",    "bytes",     "stats_source", "count", "min",       "max",
-          "mean",    "std",      "abs_mean",  "l2norm",       "nan",   "pos_inf",   "neg_inf",
-          "zero",    "negative", "positive"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{
+                "file",         "format",        "rank",    "net",         "graph",     "iteration",
+                "op_type",      "op_name",       "task_id", "stream_id",   "timestamp", "io",
+                "slot",         "device_format", "dtype",   "dtype_label", "shape",     "bytes",
+                "stats_source", "count",         "min",     "max",         "mean",      "std",
+                "abs_mean",     "l2norm",        "nan",     "pos_inf",     "neg_inf",   "zero",
+                "negative",     "positive"}));
   EXPECT_NE(json_line(row, true).find("\"min\": -1.0, \"max\": 1e999, \"mean\": 0.5"),
             std::string::npos);
 }
@@ -186,15 +188,16 @@ TEST(Sinks, Tsv) {
   TensorRow row = sample_row();
   row.op_name = "odd\tname";
   ListOptions o;
-  EXPECT_EQ(sink_output(o, {row}),
-            "rank\tnet\tgraph\titeration\top_type\top_name\tio\tslot\tdtype\tshape\tdevice_format"
-            "\tbytes\tfile\n"
-            "0\tNet\t0\t3\tAdd\todd\\tname\toutput\t0\tfloat32\t2x3\tDefaultFormat\t24\t" +
-                row.file + "\n");
+  EXPECT_EQ(
+      sink_output(o, {row}),
+      "rank\tnet\tgraph\titeration\top_type\top_name\tio\tslot\tdtype\tdtype_label\tshape"
+      "\tdevice_format\tbytes\tfile\n"
+      "0\tNet\t0\t3\tAdd\todd\\tname\toutput\t0\tfloat32\tbfloat16\t2x3\tDefaultFormat\t24\t" +
+          row.file + "\n");
   o.header = false;
   TensorRow bare;
   bare.file = "f";
-  EXPECT_EQ(sink_output(o, {bare}), "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tf\n");
+  EXPECT_EQ(sink_output(o, {bare}), "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tf\n");
 }
 
 TEST(Sinks, Csv) {
@@ -203,10 +206,12 @@ TEST(Sinks, Csv) {
   row.net.clear();
   ListOptions o;
   o.format = table::Format::Csv;
-  EXPECT_EQ(sink_output(o, {row}),
-            "rank,net,graph,iteration,op_type,op_name,io,slot,dtype,shape,device_format,bytes,"
-            "file\n"
-            "0,,0,3,Add,Default_Add-op1,output,0,float32,2x3,DefaultFormat,24,\"a,b.npy\"\n");
+  EXPECT_EQ(
+      sink_output(o, {row}),
+      "rank,net,graph,iteration,op_type,op_name,io,slot,dtype,dtype_label,shape,device_format,"
+      "bytes,file\n"
+      "0,,0,3,Add,Default_Add-op1,output,0,float32,bfloat16,2x3,DefaultFormat,24,"
+      "\"a,b.npy\"\n");
 }
 
 TEST(Sinks, TextAlignsAndHeaderOnlyWithRows) {
@@ -219,12 +224,12 @@ TEST(Sinks, TextAlignsAndHeaderOnlyWithRows) {
   other.file = "g";
   other.op_name = "longer_op_name";
   EXPECT_EQ(sink_output(o, {row, other}),
-            "rank  net  graph  iteration  op_type  op_name          io      slot  dtype    shape  "
-            "device_format  bytes  file\n"
-            "0     Net  0      3          Add      Default_Add-op1  output  0     float32  2x3    "
-            "DefaultFormat  24     f\n"
-            "-     -    -      -          -        longer_op_name   -       -     -        -      "
-            "-              -      g\n");
+            "rank  net  graph  iteration  op_type  op_name          io      slot  dtype    "
+            "dtype_label  shape  device_format  bytes  file\n"
+            "0     Net  0      3          Add      Default_Add-op1  output  0     float32  "
+            "bfloat16     2x3    DefaultFormat  24     f\n"
+            "-     -    -      -          -        longer_op_name   -       -     -        "
+            "-            -      -              -      g\n");
 }
 
 TEST(Sinks, JsonLines) {

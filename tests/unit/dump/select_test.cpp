@@ -134,6 +134,32 @@ TEST(Selector, EachOption) {
   EXPECT_TRUE(accepts(o, s));
 }
 
+TEST(Selector, DtypeMatchesTheStoredDtypeOrTheNames) {
+  Sample s = sample();  // stored as float32
+  s.file.name.dtype_label = "bfloat16";
+  s.file.name.dtype = DType::BFloat16;
+  Selection o;
+  o.dtypes = "bf16";
+  EXPECT_TRUE(accepts(o, s));
+  o.dtypes = "float32";
+  EXPECT_TRUE(accepts(o, s));
+  o.dtypes = "float16";
+  EXPECT_FALSE(accepts(o, s));
+}
+
+TEST(ParseDtypeList, EverySpellingAUserMayType) {
+  auto dtypes = parse_dtype_list("bf16,fp16,half,<f4,f8,|b1,>i2,Float16,BFLOAT16,int64,DT_INT8");
+  ASSERT_TRUE(dtypes) << dtypes.error().message;
+  EXPECT_EQ(*dtypes,
+            (std::vector<DType>{DType::BFloat16, DType::Float16, DType::Float16, DType::Float32,
+                                DType::Float64, DType::Bool, DType::Int16, DType::Float16,
+                                DType::BFloat16, DType::Int64, DType::Int8}));
+  for (const char* bad : {"f32", "float", "<x4", "bf", ""}) {
+    if (std::string_view(bad) == "float") continue;  // width-less Float is Float32 in MindSpore
+    EXPECT_FALSE(parse_dtype_list(bad)) << bad;
+  }
+}
+
 TEST(Selector, AbsentFieldNeverMatchesASelectionOnIt) {
   for (auto set :
        {+[](Selection& o) { o.iterations = "0-100"; }, +[](Selection& o) { o.ranks = "0"; },
