@@ -114,10 +114,8 @@ class DelimitedSink final : public Sink {
     std::string line;
     for (size_t i = 0; i < cells.size(); ++i) {
       if (i) line += csv_ ? ',' : '\t';
-      if (csv_)
-        line += cells[i] ? escape_csv(*cells[i]) : "";
-      else
-        line += cells[i] ? escape_tsv(*cells[i]) : "-";
+      // An absent value is an empty field (a `-` would read as a value in awk or a spreadsheet).
+      if (cells[i]) line += csv_ ? escape_csv(*cells[i]) : escape_tsv(*cells[i]);
     }
     line += '\n';
     out_ << line;

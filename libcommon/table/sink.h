@@ -5,7 +5,7 @@
 //
 // Spelling per format (see table/format.h for numbers and escaping):
 //   cell       text          TSV            CSV            JSON
-//   absent     -             -              (empty)        null
+//   absent     -             (empty)       (empty)        null
 //   text       as is         escape_tsv     escape_csv     json_string
 //   integer    decimal       decimal        decimal        number
 //   double     format_double format_double  format_double  json_double

@@ -197,7 +197,7 @@ TEST(Sinks, Tsv) {
   o.header = false;
   TensorRow bare;
   bare.file = "f";
-  EXPECT_EQ(sink_output(o, {bare}), "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tf\n");
+  EXPECT_EQ(sink_output(o, {bare}), "\t\t\t\t\t\t\t\t\t\t\t\t\tf\n");
 }
 
 TEST(Sinks, Csv) {

@@ -46,7 +46,7 @@ TEST(Schema, ColumnsDefaultToEveryField) {
 TEST(Sinks, EachFormatSpellsEachCellType) {
   EXPECT_EQ(output(Format::Tsv, {record()}),
             "n\tdims\tratio\tnote\tname\n"
-            "-3\t2x3\t0.5\t-\ta b\n");
+            "-3\t2x3\t0.5\t\ta b\n");  // absent: empty in TSV and CSV, - in text
   EXPECT_EQ(output(Format::Csv, {record()}, false), "-3,2x3,0.5,,a b\n");
   EXPECT_EQ(output(Format::Text, {record()}),
             "n   dims  ratio  note  name\n"
