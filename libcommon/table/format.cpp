@@ -41,7 +41,11 @@ std::string escape_tsv(std::string_view field) {
         out += "\\r";
         break;
       default:
-        out += c;
+        // Other control bytes (ESC above all) would reach a terminal that shows the TSV raw.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        else
+          out += c;
     }
   }
   return out;
@@ -71,7 +75,9 @@ std::string json_string(std::string_view text) {
     auto c = static_cast<unsigned char>(text[i]);
     size_t n = utf8_sequence_length(text, i);
     if (n == 0) {
-      out += fmt::format("\\\\x{:02x}", c);
+      // Python's surrogateescape: byte NN (always >= 0x80 here) becomes the lone surrogate
+      // U+DCNN, so os.fsencode(json.loads(line)["file"]) gives back the original bytes.
+      out += fmt::format("\\udc{:02x}", c);
       ++i;
       continue;
     }

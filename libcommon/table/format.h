@@ -8,10 +8,17 @@
 //   values are `nan`, `inf`, `-inf`; in JSON ±infinity is the number `1e999` / `-1e999` (read as
 //   ±inf by Python and JavaScript, as ±max double by jq, so `.min < 0` holds for -inf) and NaN is
 //   `null`;
-// * TSV escapes `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r`; CSV quotes as RFC 4180 does (a field
-//   holding `,` `"` CR or LF is quoted, `"` doubled) but ends lines with LF, as Unix tools expect;
-// * JSON strings are UTF-8; bytes that are not valid UTF-8 appear as `\xNN` (the same spelling as
-//   in error messages), with a literal backslash doubled.
+// * TSV escapes `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r` and every other control byte (0x00-0x1F,
+//   0x7F: ESC above all) as `\xNN`, which `printf '%b'` turns back into the bytes; other bytes,
+//   invalid UTF-8 included, pass unchanged so a path still reaches xargs as it is on disk;
+// * CSV quotes as RFC 4180 does (a field holding `,` `"` CR or LF is quoted, `"` doubled) but ends
+//   lines with LF, as Unix tools expect;
+// * the aligned text for terminals spells its cells as messages spell paths (printable_path:
+//   control characters C0, DEL and C1 and bytes that are not valid UTF-8 as `\xNN`, a backslash as
+//   `\\`), so a name never sends escape sequences to the terminal;
+// * JSON strings are UTF-8; a byte NN that is not valid UTF-8 is the lone surrogate `\udcNN`
+//   (Python's surrogateescape), so `os.fsencode(json.loads(line)["file"])` gives back the bytes.
+//   Python and jq read such strings; strict parsers (nlohmann::json) refuse lone surrogates.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "io/report.h"
 #include "table/format.h"
 
 namespace msdt::table {
@@ -76,7 +77,10 @@ class TextSink final : public Sink {
   }
   void row(const Record& record) override {
     std::vector<std::string> cells;
-    for (size_t i : schema_.columns()) cells.push_back(plain_text(record.at(i)).value_or("-"));
+    for (size_t i : schema_.columns()) {
+      auto text = plain_text(record.at(i));
+      cells.push_back(text ? printable_path(*text) : "-");
+    }
     rows_.push_back(std::move(cells));
   }
   // Aligning needs every width, so a terminal listing appears at the end; pipes, where latency

@@ -56,6 +56,13 @@ TEST(Sinks, EachFormatSpellsEachCellType) {
             "\"ok\": true, \"dims\": [2, 3], \"note\": null}\n");
 }
 
+TEST(Sinks, TextEscapesControlCharacters) {
+  Record r = record();
+  r[0] = std::string("a\x1b[2Jb\xc2\x9b\\\xff");  // ESC, C1 CSI, backslash, invalid byte
+  EXPECT_EQ(output(Format::Text, {r}, false),
+            "-3  2x3  0.5  -  a\\x1b[2Jb\\xc2\\x9b\\\\\\xff\n");
+}
+
 TEST(Sinks, TextPrintsNothingWithoutRows) {
   EXPECT_EQ(output(Format::Text, {}), "");
   EXPECT_EQ(output(Format::Tsv, {}), "n\tdims\tratio\tnote\tname\n");
