@@ -211,8 +211,9 @@ void walk_directory(const fs::path& dir, const std::string& display,
     callbacks.error(display, Error(fmt::format("cannot read directory: {}", ec.message())));
     return;
   }
-  std::sort(files.begin(), files.end());
-  std::sort(subdirectories.begin(), subdirectories.end());
+  std::sort(files.begin(), files.end(),
+            [](auto& a, auto& b) { return natural_less(a.first, b.first); });
+  std::sort(subdirectories.begin(), subdirectories.end(), natural_less);
 
   if (!files.empty()) {
     DumpDirectory group;
