@@ -59,8 +59,7 @@ TEST(Sinks, EachFormatSpellsEachCellType) {
 TEST(Sinks, TextEscapesControlCharacters) {
   Record r = record();
   r[0] = std::string("a\x1b[2Jb\xc2\x9b\\\xff");  // ESC, C1 CSI, backslash, invalid byte
-  EXPECT_EQ(output(Format::Text, {r}, false),
-            "-3  2x3  0.5  -  a\\x1b[2Jb\\xc2\\x9b\\\\\\xff\n");
+  EXPECT_EQ(output(Format::Text, {r}, false), "-3  2x3  0.5  -  a\\x1b[2Jb\\xc2\\x9b\\\\\\xff\n");
 }
 
 TEST(Sinks, TextPrintsNothingWithoutRows) {
