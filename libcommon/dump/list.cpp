@@ -719,7 +719,6 @@ bool kind_is_side_file(FileKind kind) {
     case FileKind::Metadata:
     case FileKind::Graph:
     case FileKind::ConvertFailedList:
-    case FileKind::OverflowJson:
       return true;
     default:
       return false;
@@ -766,20 +765,23 @@ struct Lister {
   Diagnostics& diagnostics;
 
   void file(const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
-    auto status = read_dump_file(file, contents, [&](const DumpTensor& tensor) {
-      if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
-      TensorRow row = make_row(directory, file, tensor);
-      if (!filter.accepts(row)) return;
-      if (options.stats) {
-        if (tensor.statistics)
-          row.stats = stats_from_statistic_row(*tensor.statistics);
-        else if (tensor.view)
-          row.stats = stats_from_tensor(compute_stats(*tensor.view));
-        else
-          row.stats = no_stats();
-      }
-      sink.row(row);
-    });
+    auto status = read_dump_file(
+        file, contents,
+        [&](const DumpTensor& tensor) {
+          if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
+          TensorRow row = make_row(directory, file, tensor);
+          if (!filter.accepts(row)) return;
+          if (options.stats) {
+            if (tensor.statistics)
+              row.stats = stats_from_statistic_row(*tensor.statistics);
+            else if (tensor.view)
+              row.stats = stats_from_tensor(compute_stats(*tensor.view));
+            else
+              row.stats = no_stats();
+          }
+          sink.row(row);
+        },
+        [&](const Error& warning) { diagnostics.warning(file.display, warning); });
     if (status) report_read_failure(file, contents, *status, diagnostics);
   }
 
@@ -832,6 +834,9 @@ Status list_tensors(std::span<const std::string> paths, const ListOptions& optio
   callbacks.directory = [&](const DumpDirectory& directory) { lister.directory(directory); };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
   sink->finish();
