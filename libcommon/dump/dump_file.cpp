@@ -164,8 +164,13 @@ Status read_statistics(const DumpFile& file, Bytes contents,
 }  // namespace
 
 Status read_dump_file(const DumpFile& file, Bytes contents,
-                      const std::function<void(const DumpTensor&)>& visit,
-                      const std::function<void(const Error&)>& warn) {
+                      const std::function<void(const DumpTensor&)>& visit) {
+  return read_dump_file(file, contents, {}, visit);
+}
+
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const Error&)>& warn,
+                      const std::function<void(const DumpTensor&)>& visit) {
   // Content decides over the name: a renamed or mapped file is still what its bytes say.
   if (looks_like_npy(contents)) {
     if (file.name.kind == FileKind::Unknown && warn)

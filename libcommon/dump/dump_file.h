@@ -42,7 +42,10 @@ struct DumpTensor {
 // content (a .npy magic, a DumpData container). `warn` hears what is read anyway but must be
 // said: bytes after a container's last payload, an npy file whose name is outside the grammar.
 Status read_dump_file(const DumpFile& file, Bytes contents,
-                      const std::function<void(const DumpTensor&)>& visit,
-                      const std::function<void(const Error&)>& warn = {});
+                      const std::function<void(const Error&)>& warn,
+                      const std::function<void(const DumpTensor&)>& visit);
+// The same without warnings.
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const DumpTensor&)>& visit);
 
 }  // namespace msdt::dump

@@ -765,23 +765,21 @@ struct Lister {
   Diagnostics& diagnostics;
 
   void file(const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
-    auto status = read_dump_file(
-        file, contents,
-        [&](const DumpTensor& tensor) {
-          if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
-          TensorRow row = make_row(directory, file, tensor);
-          if (!filter.accepts(row)) return;
-          if (options.stats) {
-            if (tensor.statistics)
-              row.stats = stats_from_statistic_row(*tensor.statistics);
-            else if (tensor.view)
-              row.stats = stats_from_tensor(compute_stats(*tensor.view));
-            else
-              row.stats = no_stats();
-          }
-          sink.row(row);
-        },
-        [&](const Error& warning) { diagnostics.warning(file.display, warning); });
+    auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+    auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
+      if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
+      TensorRow row = make_row(directory, file, tensor);
+      if (!filter.accepts(row)) return;
+      if (options.stats) {
+        if (tensor.statistics)
+          row.stats = stats_from_statistic_row(*tensor.statistics);
+        else if (tensor.view)
+          row.stats = stats_from_tensor(compute_stats(*tensor.view));
+        else
+          row.stats = no_stats();
+      }
+      sink.row(row);
+    });
     if (status) report_read_failure(file, contents, *status, diagnostics);
   }
 

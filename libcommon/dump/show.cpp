@@ -176,22 +176,20 @@ Json describe(const DumpDirectory& directory, const DumpFile& file, Bytes conten
 
   Json tensors = Json::array();
   Json overflow = Json::array();
-  auto status = read_dump_file(
-      file, contents,
-      [&](const DumpTensor& tensor) {
-        tensors.push_back(tensor_json(tensor, options));
-        if (tensor.overflow_record) overflow.push_back(Json(*tensor.overflow_record));
-        // The overflow record is the payload of output 0 (dump spec §5.8).
-        if (tensor.format == "overflow" && tensor.ascend &&
-            tensor.ascend->kind == AscendTensorKind::Output && tensor.ascend->index == 0) {
-          auto decoded = decode_overflow(tensor.ascend->payload, tensor.ascend->payload_offset);
-          if (decoded)
-            overflow.push_back(Json(*decoded));
-          else
-            diagnostics.error(file.display, decoded.error());
-        }
-      },
-      [&](const Error& warning) { diagnostics.warning(file.display, warning); });
+  auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+  auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
+    tensors.push_back(tensor_json(tensor, options));
+    if (tensor.overflow_record) overflow.push_back(Json(*tensor.overflow_record));
+    // The overflow record is the payload of output 0 (dump spec §5.8).
+    if (tensor.format == "overflow" && tensor.ascend &&
+        tensor.ascend->kind == AscendTensorKind::Output && tensor.ascend->index == 0) {
+      auto decoded = decode_overflow(tensor.ascend->payload, tensor.ascend->payload_offset);
+      if (decoded)
+        overflow.push_back(Json(*decoded));
+      else
+        diagnostics.error(file.display, decoded.error());
+    }
+  });
   if (!overflow.empty()) doc["overflow"] = overflow.size() == 1 ? overflow[0] : overflow;
   doc["tensors"] = std::move(tensors);
   if (status) report_read_failure(file, contents, *status, diagnostics);
