@@ -139,6 +139,22 @@ class WalkTest : public ::testing::Test {
     fs::create_directories((root_ / relative).parent_path());
     std::ofstream(root_ / relative, std::ios::binary) << contents;
   }
+  // Walks root_; the files seen and the warnings, both relative to root_. Errors fail the test.
+  std::pair<std::vector<std::string>, std::vector<std::string>> walk_root() const {
+    std::vector<std::string> seen, warnings;
+    const std::string root = root_.string();
+    WalkCallbacks callbacks;
+    callbacks.directory = [&](const DumpDirectory& dir) {
+      for (const auto& file : dir.files) seen.push_back(file.display.substr(root.size()));
+    };
+    callbacks.error = [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); };
+    callbacks.warning = [&](const std::string& path, const Error& e) {
+      warnings.push_back(path.substr(root.size()) + ": " + e.describe());
+    };
+    std::vector<std::string> roots{root};
+    walk_dump_tree(roots, callbacks);
+    return {seen, warnings};
+  }
   fs::path root_;
 };
 
@@ -254,18 +270,7 @@ TEST_F(WalkTest, DirectorySymlinksAreFollowedOnceWithLoopWarning) {
   write("other/g", "2");
   fs::create_directory_symlink(root_ / "other", root_ / "real" / "link");
   fs::create_directory_symlink(root_, root_ / "real" / "loop");
-  std::vector<std::string> seen, warnings;
-  const std::string root = root_.string();
-  WalkCallbacks callbacks;
-  callbacks.directory = [&](const DumpDirectory& dir) {
-    for (const auto& file : dir.files) seen.push_back(file.display.substr(root.size()));
-  };
-  callbacks.error = [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); };
-  callbacks.warning = [&](const std::string& path, const Error& e) {
-    warnings.push_back(path.substr(root.size()) + ": " + e.describe());
-  };
-  std::vector<std::string> roots{root};
-  walk_dump_tree(roots, callbacks);
+  const auto [seen, warnings] = walk_root();
   // "other" is walked first by name; "real/link" reaches it a second time.
   EXPECT_EQ(seen, (std::vector<std::string>{"/other/g", "/real/f"}));
   EXPECT_EQ(warnings,
@@ -281,22 +286,12 @@ TEST_F(WalkTest, SpecialFilesAndDanglingLinksAreWarnedAboutAndSkipped) {
   write("d/a.npy", "x");
   ASSERT_EQ(::mkfifo((root_ / "d" / "pipe").c_str(), 0644), 0);
   fs::create_symlink(root_ / "d" / "missing", root_ / "d" / "gone");
-  std::vector<std::string> seen, warnings;
-  const std::string root = root_.string();
-  WalkCallbacks callbacks;
-  callbacks.directory = [&](const DumpDirectory& dir) {
-    for (const auto& file : dir.files) seen.push_back(file.display.substr(root.size()));
-  };
-  callbacks.error = [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); };
-  callbacks.warning = [&](const std::string& path, const Error& e) {
-    warnings.push_back(path.substr(root.size()) + ": " + e.describe());
-  };
-  std::vector<std::string> roots{root};
-  walk_dump_tree(roots, callbacks);
+  const auto [seen, warnings] = walk_root();
   EXPECT_EQ(seen, (std::vector<std::string>{"/d/a.npy"}));
-  EXPECT_EQ(warnings, (std::vector<std::string>{
-                          "/d/gone: dangling symbolic link to '" + root + "/d/missing'; skipped",
-                          "/d/pipe: not a regular file (a FIFO); skipped, never opened"}));
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                "/d/gone: dangling symbolic link to '" + root_.string() + "/d/missing'; skipped",
+                "/d/pipe: not a regular file (a FIFO); skipped, never opened"}));
 }
 
 }  // namespace
