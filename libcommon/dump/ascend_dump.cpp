@@ -173,6 +173,9 @@ Status parse_tensor_field(const Field& field, const TensorSchema& schema, Parsed
   } else if (n == schema.address) {
     MSDT_TRY(t.address, read_uint(field));
   } else if (n == schema.dim_range) {
+    if (t.dim_range.size() >= kMaxAscendTensors)
+      return Error::at_offset(field.payload_offset,
+                              fmt::format("more than {} dim_range entries", kMaxAscendTensors));
     MSDT_TRY(AscendDimRange range, parse_dim_range(field));
     t.dim_range.push_back(range);
   } else if (n == schema.offset) {
@@ -288,6 +291,11 @@ Status parse_dump_data_field(const Field& field, ParsedDump& out) {
       status = read_into(field, d.op_name, read_string);
       break;
     case 7:
+      if (d.attrs.size() >= kMaxAscendTensors)
+        return Error::at_offset(field.payload_offset,
+                                fmt::format("DumpData declares more than {} attrs; refusing the "
+                                            "container",
+                                            kMaxAscendTensors));
       if (auto v = parse_attr(field)) {
         d.attrs.push_back(std::move(*v));
       } else {

@@ -49,9 +49,10 @@ struct AscendTensor {
   Bytes payload;                // `size` bytes
 };
 
-// At most this many tensors (inputs, outputs, buffers and workspaces together) in one container:
-// an empty tensor costs two bytes of protobuf, so without a limit a small file could ask for
-// millions of outputs. Real operators have at most a few hundred.
+// At most this many tensors (inputs, outputs, buffers and workspaces together) in one container,
+// and as many attrs, and dim ranges per tensor: an empty entry costs two bytes of protobuf, so
+// without a limit a small file could ask for millions of outputs. Real operators have at most a
+// few hundred.
 inline constexpr uint64_t kMaxAscendTensors = 16384;
 
 struct AscendDump {

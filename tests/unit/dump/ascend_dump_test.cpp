@@ -370,6 +370,15 @@ TEST(AscendDumpErrors, TooManyTensors) {
   EXPECT_TRUE(error.starts_with("offset 0x")) << error;
 }
 
+TEST(AscendDumpErrors, TooManyAttrs) {
+  AscendDumpSpec spec;
+  spec.attrs.resize(kMaxAscendTensors + 1);
+  auto error = parse_error(write_ascend_dump(spec));
+  EXPECT_NE(error.find(fmt::format("DumpData declares more than {} attrs", kMaxAscendTensors)),
+            std::string::npos)
+      << error;
+}
+
 // Enum fields are varints; a value past 32 bits is kept as read, not cut to 4294967295.
 TEST(AscendDump, EnumValuesPast32BitsKeptAsRead) {
   AscendDumpSpec spec;
