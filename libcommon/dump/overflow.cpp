@@ -184,6 +184,9 @@ Expected<nlohmann::json> parse_overflow_json(std::string_view text) {
     return Error::at_offset(
         at, fmt::format("overflow record is not valid JSON (near {})",
                         quote_for_message(text.substr(std::min<uint64_t>(at, text.size()), 16))));
+  } catch (const nlohmann::json::exception&) {
+    // out_of_range 406: a number past double ("1E880"), which nlohmann rejects without a place.
+    return Error::at_offset(0, "overflow record is not valid JSON (a number out of range)");
   }
   if (!record.is_object()) return Error::at_offset(0, "overflow record is not a JSON object");
   static constexpr std::array<std::string_view, 3> kBlocks{"DHA Atomic Add", "L2 Atomic Add",
