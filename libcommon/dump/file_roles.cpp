@@ -28,7 +28,6 @@ bool kind_is_side_file(FileKind kind) {
     case FileKind::Metadata:
     case FileKind::Graph:
     case FileKind::ConvertFailedList:
-    case FileKind::OverflowJson:
       return true;
     default:
       return false;

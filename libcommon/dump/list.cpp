@@ -159,7 +159,8 @@ struct Lister {
   Diagnostics& diagnostics;
 
   void file(const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
-    auto status = read_dump_file(file, contents, [&](const DumpTensor& tensor) {
+    auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+    auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
       if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
       if (!filter.accepts(directory.where, file, tensor)) return;
       TensorRow row = make_row(directory, file, tensor);
@@ -226,6 +227,9 @@ Status list_tensors(std::span<const std::string> paths, const ListOptions& optio
   callbacks.directory = [&](const DumpDirectory& directory) { lister.directory(directory); };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
   sink->finish();

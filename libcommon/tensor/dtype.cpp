@@ -340,12 +340,12 @@ std::optional<DType> parse_dtype_spelling(std::string_view text) {
   return dtype_from_npy_code(code);
 }
 
-std::optional<DType> dtype_from_ascend(uint32_t output_data_type) {
+std::optional<DType> dtype_from_ascend(uint64_t output_data_type) {
   if (output_data_type >= kAscendTypes.size()) return std::nullopt;
   return kAscendTypes[output_data_type].dtype;
 }
 
-std::string_view ascend_dtype_name(uint32_t output_data_type) {
+std::string_view ascend_dtype_name(uint64_t output_data_type) {
   if (output_data_type >= kAscendTypes.size()) return {};
   return kAscendTypes[output_data_type].name;
 }
