@@ -11,7 +11,8 @@
 
 namespace msdt {
 
-LineWriter::LineWriter(int fd, size_t capacity) : fd_(fd), buffer_(capacity) {
+LineWriter::LineWriter(int fd, size_t capacity, bool exit_on_closed_pipe)
+    : fd_(fd), exit_on_closed_pipe_(exit_on_closed_pipe), buffer_(capacity) {
   setp(buffer_.data(), buffer_.data() + buffer_.size());
 }
 
@@ -22,6 +23,7 @@ void LineWriter::write_chunk(const char* data, size_t size) {
     ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EPIPE && exit_on_closed_pipe_) ::_exit(kExitOutput);
       error_ = errno;
       return;
     }
@@ -82,7 +84,7 @@ namespace {
 
 // Never destroyed: the standard streams are flushed at exit after every static object is gone.
 LineWriter& stdout_writer() {
-  static LineWriter* writer = new LineWriter(STDOUT_FILENO);
+  static LineWriter* writer = new LineWriter(STDOUT_FILENO, 65536, true);
   return *writer;
 }
 
