@@ -335,7 +335,8 @@ void StatsAccumulator::merge(const StatsAccumulator& later) {
     m2_ = later.m2_;
   } else {
     // Chan et al.: the second moments about each part's mean, plus the spread of the means.
-    long double na = static_cast<long double>(finite_), nb = static_cast<long double>(later.finite_);
+    long double na = static_cast<long double>(finite_),
+                nb = static_cast<long double>(later.finite_);
     long double delta = (later.sum_ + later.sum_err_) / nb - (sum_ + sum_err_) / na;
     m2_ += later.m2_ + delta * delta * (na * nb / (na + nb));
   }

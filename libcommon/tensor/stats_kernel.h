@@ -226,14 +226,13 @@ template <int Bytes, class T>
     static_assert(Bytes == 64);
     parts[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
                                        Vec<double, Bytes>);
-    parts[1] = __builtin_convertvector(
-        __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15), Vec<double, Bytes>);
+    parts[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15),
+                                       Vec<double, Bytes>);
   }
 }
 
 template <int Bytes, class T>
-[[gnu::always_inline]] inline void vector_float_block(const std::byte* p, size_t n,
-                                                      BlockSums& b) {
+[[gnu::always_inline]] inline void vector_float_block(const std::byte* p, size_t n, BlockSums& b) {
   using VT = Vec<T, Bytes>;
   using VI = Vec<SameInt<T>, Bytes>;
   using VD = Vec<double, Bytes>;
@@ -498,21 +497,21 @@ template <int Bytes, class T>
 
 // The table of one vector width, for the stats_*.cpp files to instantiate inside functions
 // compiled for their instruction set.
-#define MSDT_STATS_BLOCKS(ATTR, BYTES)                                                     \
-  ATTR void block_f32(const std::byte* p, size_t n, BlockSums& b) {                        \
-    vector_float_block<BYTES, float>(p, n, b);                                             \
-  }                                                                                        \
-  ATTR void block_f64(const std::byte* p, size_t n, BlockSums& b) {                        \
-    vector_float_block<BYTES, double>(p, n, b);                                            \
-  }                                                                                        \
-  ATTR void block_i32(const std::byte* p, size_t n, BlockSums& b) {                        \
-    vector_int_block<BYTES, int32_t>(p, n, b);                                             \
-  }                                                                                        \
-  ATTR void block_i64(const std::byte* p, size_t n, BlockSums& b) {                        \
-    vector_int_block<BYTES, int64_t>(p, n, b);                                             \
-  }                                                                                        \
-  ATTR void block_u64(const std::byte* p, size_t n, BlockSums& b) {                        \
-    vector_int_block<BYTES, uint64_t>(p, n, b);                                            \
+#define MSDT_STATS_BLOCKS(ATTR, BYTES)                              \
+  ATTR void block_f32(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_float_block<BYTES, float>(p, n, b);                      \
+  }                                                                 \
+  ATTR void block_f64(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_float_block<BYTES, double>(p, n, b);                     \
+  }                                                                 \
+  ATTR void block_i32(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_int_block<BYTES, int32_t>(p, n, b);                      \
+  }                                                                 \
+  ATTR void block_i64(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_int_block<BYTES, int64_t>(p, n, b);                      \
+  }                                                                 \
+  ATTR void block_u64(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_int_block<BYTES, uint64_t>(p, n, b);                     \
   }
 
 }  // namespace msdt::stats_detail
