@@ -66,6 +66,8 @@ struct ListOptions {
   std::string graphs;      // IdList
   std::string io;          // "input" or "output"
   std::string dtypes;      // parse_dtype_list
+  // Workers reading files and computing statistics at once (-j); rows keep the walk's order.
+  unsigned jobs = 1;
 };
 
 // Statistics of one row, from compute_stats or from a statistic.csv row (which has only the

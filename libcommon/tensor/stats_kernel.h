@@ -104,11 +104,11 @@ void scalar_float_block(const std::byte* p, size_t n, BlockSums& b) {
   b.max = mx;
   if (b.finite == 0) return;
   Acc m = (s + c) / static_cast<Acc>(b.finite);
-  Acc sd = 0, sdd = 0, sa = 0, sq = 0;
+  long double sd = 0, sdd = 0, sa = 0, sq = 0;
   for (size_t i = 0; i < n; ++i) {
     T x = load<T>(p, i);
     if (x - x != 0) continue;
-    Acc v = x, d = v - m;
+    long double v = x, d = v - m;
     sd += d;
     sdd += d * d;
     sa += v < 0 ? -v : v;
@@ -124,7 +124,7 @@ void scalar_float_block(const std::byte* p, size_t n, BlockSums& b) {
   b.sum_err = c;
   b.abs_sum = sa;
   b.sq_sum = sq;
-  Acc m2 = sdd - sd * sd / static_cast<Acc>(b.finite);
+  long double m2 = sdd - sd * sd / b.finite;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 
@@ -181,15 +181,15 @@ void scalar_int_block(const std::byte* p, size_t n, BlockSums& b) {
   T mi = integer_part<T>(m, frac);
   // Differences from mi are exact integers when the block's range fits in int64.
   bool narrow = static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn) < (uint64_t{1} << 63);
-  double sd = 0, sdd = 0, sa = 0, sq = 0;
+  long double sd = 0, sdd = 0, sa = 0, sq = 0;
   for (size_t i = 0; i < n; ++i) {
     T x = load<T>(p, i);
-    double v = static_cast<double>(x);
-    double d = (sizeof(T) == 4 || !narrow)
-                   ? v - m
-                   : static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(x) -
-                                                              static_cast<uint64_t>(mi))) -
-                         frac;
+    long double v = static_cast<long double>(x);
+    long double d = (sizeof(T) == 4 || !narrow)
+                        ? v - m
+                        : static_cast<long double>(static_cast<int64_t>(
+                              static_cast<uint64_t>(x) - static_cast<uint64_t>(mi))) -
+                              frac;
     sd += d;
     sdd += d * d;
     sa += v < 0 ? -v : v;
@@ -197,7 +197,7 @@ void scalar_int_block(const std::byte* p, size_t n, BlockSums& b) {
   }
   b.abs_sum = sa;
   b.sq_sum = sq;
-  double m2 = sdd - sd * sd / static_cast<double>(n);
+  long double m2 = sdd - sd * sd / n;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 
@@ -332,7 +332,8 @@ template <int Bytes, class T>
       sq[k] += v * v;
     }
   }
-  double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  // Lanes and tail in long double: a short tensor is all tail, and gets the accuracy for free.
+  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
       tsd += sd[k][j];
@@ -343,7 +344,7 @@ template <int Bytes, class T>
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
     if (x - x != 0) continue;
-    double v = x, d = v - m;
+    long double v = x, d = v - m;
     tsd += d;
     tsdd += d * d;
     tsa += v < 0 ? -v : v;
@@ -358,7 +359,7 @@ template <int Bytes, class T>
   b.sum_err = cc;
   b.abs_sum = tsa;
   b.sq_sum = tsq;
-  double m2 = tsdd - tsd * tsd / static_cast<double>(b.finite);
+  long double m2 = tsdd - tsd * tsd / b.finite;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 
@@ -468,7 +469,7 @@ template <int Bytes, class T>
       sq[k] += v * v;
     }
   }
-  double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
       tsd += sd[k][j];
@@ -478,12 +479,12 @@ template <int Bytes, class T>
     }
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
-    double v = static_cast<double>(x);
-    double d = (sizeof(T) == 4 || !narrow)
-                   ? v - m
-                   : static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(x) -
-                                                              static_cast<uint64_t>(mi))) -
-                         frac;
+    long double v = static_cast<long double>(x);
+    long double d = (sizeof(T) == 4 || !narrow)
+                        ? v - m
+                        : static_cast<long double>(static_cast<int64_t>(
+                              static_cast<uint64_t>(x) - static_cast<uint64_t>(mi))) -
+                              frac;
     tsd += d;
     tsdd += d * d;
     tsa += v < 0 ? -v : v;
@@ -491,7 +492,7 @@ template <int Bytes, class T>
   }
   b.abs_sum = tsa;
   b.sq_sum = tsq;
-  double m2 = tsdd - tsd * tsd / static_cast<double>(n);
+  long double m2 = tsdd - tsd * tsd / n;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 

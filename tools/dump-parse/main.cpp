@@ -7,6 +7,7 @@
 #include "dump/list.h"
 #include "dump/show.h"
 #include "dump/summary.h"
+#include "io/parallel.h"
 #include "io/report.h"
 
 int main(int argc, char** argv) {
@@ -18,12 +19,14 @@ int main(int argc, char** argv) {
   std::string show_path;
   msdt::dump::ShowOptions show;
   bool summary = false, csv = false, json = false, no_header = false;
+  std::optional<long long> jobs;
 
   app.add_option("paths", paths, "dump files or directories (recursive); - reads standard input");
   app.add_flag("--csv", csv, "CSV (RFC 4180) with a header line");
   app.add_flag("--json", json, "JSON Lines; with --show or --summary one JSON object");
   app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
   app.add_flag("--stats", list.stats, "add count, min, max, mean, std, ... per tensor");
+  app.add_option("-j,--jobs", jobs, "parallel workers for --stats (default: all cores)");
   app.add_option("--op", list.op, "keep op names matching this ECMAScript regex");
   app.add_option("--iteration", list.iterations, "keep these iterations, e.g. 0,3,5-8");
   app.add_option("--rank", list.ranks, "keep these ranks, e.g. 0-3");
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
                  : isatty(STDOUT_FILENO) ? msdt::dump::OutputStyle::Text
                                          : msdt::dump::OutputStyle::Tsv;
     list.header = !no_header;
+    list.jobs = msdt::resolve_jobs(jobs);
     if (auto error = msdt::dump::list_tensors(paths, list, std::cout, diagnostics)) {
       std::cerr << "dump-parse: error: " << error->describe() << "\n";
       return msdt::kExitUsage;
