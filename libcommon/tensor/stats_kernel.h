@@ -231,8 +231,24 @@ template <int Bytes, class T>
   }
 }
 
+// The same from memory: half-width loads convert in one instruction each (vcvtps2pd from
+// memory), where splitting a loaded register costs shuffles.
 template <int Bytes, class T>
-[[gnu::always_inline]] inline void vector_float_block(const std::byte* p, size_t n, BlockSums& b) {
+[[gnu::always_inline]] inline void load_doubles(const std::byte* at, Vec<double, Bytes>* parts) {
+  if constexpr (sizeof(T) == 8) {
+    std::memcpy(&parts[0], at, Bytes);
+  } else {
+    Vec<T, Bytes / 2> h0, h1;
+    std::memcpy(&h0, at, Bytes / 2);
+    std::memcpy(&h1, at + Bytes / 2, Bytes / 2);
+    parts[0] = __builtin_convertvector(h0, Vec<double, Bytes>);
+    parts[1] = __builtin_convertvector(h1, Vec<double, Bytes>);
+  }
+}
+
+template <int Bytes, class T>
+[[gnu::always_inline]] inline void vector_float_block_general(const std::byte* p, size_t n,
+                                                              BlockSums& b) {
   using VT = Vec<T, Bytes>;
   using VI = Vec<SameInt<T>, Bytes>;
   using VD = Vec<double, Bytes>;
@@ -360,6 +376,113 @@ template <int Bytes, class T>
   b.abs_sum = tsa;
   b.sq_sum = tsq;
   long double m2 = tsdd - tsd * tsd / b.finite;
+  b.m2 = m2 > 0 ? m2 : 0;
+}
+
+// The common case first: a block whose elements are all finite needs neither the NaN and
+// infinity counts (nor a finite count: a non-finite element shows in the TwoSum sums) nor the masks
+// that keep non-finite elements out of the sums, which is most of pass 1 and half of pass 2. A
+// block with a non-finite element is redone by the general kernel.
+template <int Bytes, class T>
+[[gnu::always_inline]] inline void vector_float_block(const std::byte* p, size_t n, BlockSums& b) {
+  using VT = Vec<T, Bytes>;
+  using VI = Vec<SameInt<T>, Bytes>;
+  using VD = Vec<double, Bytes>;
+  using VL = Vec<int64_t, Bytes>;
+  constexpr size_t kLanes = Bytes / sizeof(T), kParts = sizeof(double) / sizeof(T);
+  constexpr int kD = Bytes / 8;
+  constexpr T kInf = std::numeric_limits<T>::infinity();
+  const VT zero_t = VT{};
+  const size_t nv = n / kLanes * kLanes;
+
+  VI c_zero{}, c_neg{};
+  VT mn = VT{} + kInf, mx = VT{} - kInf;
+  VD s[kParts] = {}, c[kParts] = {};
+  for (size_t i = 0; i < nv; i += kLanes) {
+    VT x;
+    std::memcpy(&x, p + i * sizeof(T), Bytes);
+    c_zero += x == zero_t;
+    c_neg += x < zero_t;
+    mn = x < mn ? x : mn;
+    mx = x > mx ? x : mx;
+    VD parts[kParts];
+    load_doubles<Bytes, T>(p + i * sizeof(T), parts);
+    for (size_t k = 0; k < kParts; ++k) two_sum(s[k], c[k], parts[k]);
+  }
+  uint64_t zero = 0, neg = 0;
+  T tmin = kInf, tmax = -kInf;
+  for (size_t j = 0; j < kLanes; ++j) {
+    zero -= static_cast<uint64_t>(c_zero[j]);
+    neg -= static_cast<uint64_t>(c_neg[j]);
+    tmin = mn[j] < tmin ? mn[j] : tmin;
+    tmax = mx[j] > tmax ? mx[j] : tmax;
+  }
+  double ss = 0, cc = 0;
+  for (size_t k = 0; k < kParts; ++k)
+    for (int j = 0; j < kD; ++j) {
+      two_sum(ss, cc, s[k][j]);
+      cc += c[k][j];
+    }
+  for (size_t i = nv; i < n; ++i) {
+    T x = load<T>(p, i);
+    if (x - x != 0) return vector_float_block_general<Bytes, T>(p, n, b);
+    zero += x == 0;
+    neg += x < 0;
+    tmin = x < tmin ? x : tmin;
+    tmax = x > tmax ? x : tmax;
+    two_sum(ss, cc, static_cast<double>(x));
+  }
+  // A NaN or infinity makes the TwoSum error term NaN (inf - inf), and so does a float64 sum
+  // that overflows: either way the general kernel takes the block.
+  if (!std::isfinite(cc) || n == 0) return vector_float_block_general<Bytes, T>(p, n, b);
+  b = BlockSums{};
+  b.count = n;
+  b.zero = zero;
+  b.negative = neg;
+  b.finite = n;
+  b.min = tmin;
+  b.max = tmax;
+
+  const double m = (ss + cc) / static_cast<double>(n);
+  const VD mv = VD{} + m;
+  const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
+  VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
+  for (size_t i = 0; i < nv; i += kLanes) {
+    VD parts[kParts];
+    load_doubles<Bytes, T>(p + i * sizeof(T), parts);
+    for (size_t k = 0; k < kParts; ++k) {
+      VD v = parts[k], d = v - mv;
+      sd[k] += d;
+      sdd[k] += d * d;
+      sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
+      sq[k] += v * v;
+    }
+  }
+  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  for (size_t k = 0; k < kParts; ++k)
+    for (int j = 0; j < kD; ++j) {
+      tsd += sd[k][j];
+      tsdd += sdd[k][j];
+      tsa += sa[k][j];
+      tsq += sq[k][j];
+    }
+  for (size_t i = nv; i < n; ++i) {
+    long double v = load<T>(p, i), d = v - m;
+    tsd += d;
+    tsdd += d * d;
+    tsa += v < 0 ? -v : v;
+    tsq += v * v;
+  }
+  if constexpr (sizeof(T) == 8) {
+    if (!std::isfinite(ss) || !std::isfinite(cc) || !std::isfinite(tsdd) || !std::isfinite(tsa) ||
+        !std::isfinite(tsq))
+      return scalar_float_block<double, long double>(p, n, b);
+  }
+  b.sum = ss;
+  b.sum_err = cc;
+  b.abs_sum = tsa;
+  b.sq_sum = tsq;
+  long double m2 = tsdd - tsd * tsd / n;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 
