@@ -210,40 +210,34 @@ template <class T>
 using SameInt = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
 
 // The Bytes-wide vector of T as Bytes/8 doubles per part (1 part for 64-bit T, 2 for 32-bit).
+// Converting the whole vector to a double-width one and taking its halves is what GCC turns into
+// one vcvtps2pd / vcvtdq2pd per half; converting each half separately it splits further.
 template <int Bytes, class T>
 [[gnu::always_inline]] inline void to_doubles(Vec<T, Bytes> x, Vec<double, Bytes>* parts) {
   if constexpr (sizeof(T) == 8) {
     parts[0] = __builtin_convertvector(x, Vec<double, Bytes>);
-  } else if constexpr (Bytes == 16) {
-    parts[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1), Vec<double, Bytes>);
-    parts[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 2, 3), Vec<double, Bytes>);
-  } else if constexpr (Bytes == 32) {
-    parts[0] =
-        __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), Vec<double, Bytes>);
-    parts[1] =
-        __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), Vec<double, Bytes>);
   } else {
-    static_assert(Bytes == 64);
-    parts[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
-                                       Vec<double, Bytes>);
-    parts[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15),
-                                       Vec<double, Bytes>);
+    auto w = __builtin_convertvector(x, Vec<double, 2 * Bytes>);
+    if constexpr (Bytes == 16) {
+      parts[0] = __builtin_shufflevector(w, w, 0, 1);
+      parts[1] = __builtin_shufflevector(w, w, 2, 3);
+    } else if constexpr (Bytes == 32) {
+      parts[0] = __builtin_shufflevector(w, w, 0, 1, 2, 3);
+      parts[1] = __builtin_shufflevector(w, w, 4, 5, 6, 7);
+    } else {
+      static_assert(Bytes == 64);
+      parts[0] = __builtin_shufflevector(w, w, 0, 1, 2, 3, 4, 5, 6, 7);
+      parts[1] = __builtin_shufflevector(w, w, 8, 9, 10, 11, 12, 13, 14, 15);
+    }
   }
 }
 
-// The same from memory: half-width loads convert in one instruction each (vcvtps2pd from
-// memory), where splitting a loaded register costs shuffles.
+// The same from memory.
 template <int Bytes, class T>
 [[gnu::always_inline]] inline void load_doubles(const std::byte* at, Vec<double, Bytes>* parts) {
-  if constexpr (sizeof(T) == 8) {
-    std::memcpy(&parts[0], at, Bytes);
-  } else {
-    Vec<T, Bytes / 2> h0, h1;
-    std::memcpy(&h0, at, Bytes / 2);
-    std::memcpy(&h1, at + Bytes / 2, Bytes / 2);
-    parts[0] = __builtin_convertvector(h0, Vec<double, Bytes>);
-    parts[1] = __builtin_convertvector(h1, Vec<double, Bytes>);
-  }
+  Vec<T, Bytes> x;
+  std::memcpy(&x, at, Bytes);
+  to_doubles<Bytes, T>(x, parts);
 }
 
 template <int Bytes, class T>
@@ -443,46 +437,45 @@ template <int Bytes, class T>
   b.min = tmin;
   b.max = tmax;
 
+  // Pass 2 needs only Σ(x - m)² and Σ|x|: Σ(x - m) follows from the compensated sum (n·m is
+  // exact in long double), and Σx² = Σ(x - m)² + 2m·Σ(x - m) + n·m², all terms but the middle
+  // one non-negative.
   const double m = (ss + cc) / static_cast<double>(n);
   const VD mv = VD{} + m;
   const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
-  VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
+  VD sdd[kParts] = {}, sa[kParts] = {};
   for (size_t i = 0; i < nv; i += kLanes) {
     VD parts[kParts];
     load_doubles<Bytes, T>(p + i * sizeof(T), parts);
     for (size_t k = 0; k < kParts; ++k) {
       VD v = parts[k], d = v - mv;
-      sd[k] += d;
       sdd[k] += d * d;
       sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
-      sq[k] += v * v;
     }
   }
-  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  long double tsdd = 0, tsa = 0;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      tsd += sd[k][j];
       tsdd += sdd[k][j];
       tsa += sa[k][j];
-      tsq += sq[k][j];
     }
   for (size_t i = nv; i < n; ++i) {
     long double v = load<T>(p, i), d = v - m;
-    tsd += d;
     tsdd += d * d;
     tsa += v < 0 ? -v : v;
-    tsq += v * v;
   }
   if constexpr (sizeof(T) == 8) {
-    if (!std::isfinite(ss) || !std::isfinite(cc) || !std::isfinite(tsdd) || !std::isfinite(tsa) ||
-        !std::isfinite(tsq))
+    if (!std::isfinite(ss) || !std::isfinite(cc) || !std::isfinite(tsdd) || !std::isfinite(tsa))
       return scalar_float_block<double, long double>(p, n, b);
   }
+  const long double lm = m, ln = static_cast<long double>(n);
+  const long double tsd = (static_cast<long double>(ss) + cc) - ln * lm;
+  const long double tsq = tsdd + 2 * lm * tsd + ln * lm * lm;
   b.sum = ss;
   b.sum_err = cc;
   b.abs_sum = tsa;
-  b.sq_sum = tsq;
-  long double m2 = tsdd - tsd * tsd / n;
+  b.sq_sum = tsq > 0 ? tsq : 0;
+  long double m2 = tsdd - tsd * tsd / ln;
   b.m2 = m2 > 0 ? m2 : 0;
 }
 
