@@ -32,6 +32,7 @@ constexpr KernelTable kScalar{stats_detail::scalar_float_block<float, double>,
                               stats_detail::scalar_int_block<int32_t>,
                               stats_detail::scalar_int_block<int64_t>,
                               stats_detail::scalar_int_block<uint64_t>,
+                              stats_detail::scalar_float_block<float, double>,
                               scalar_half,
                               scalar_bfloat16};
 
@@ -252,7 +253,7 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
         break;
       case Route::Half:
         k.half(data + at * 2, len, floats);
-        k.f32(as_floats, len, block);
+        k.f32_small_grid(as_floats, len, block);
         break;
       case Route::BFloat16:
         k.bfloat16(data + at * 2, len, floats);
@@ -260,7 +261,8 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
         break;
       case Route::ByteFloat:
         decode_floats(tensor.dtype, data, at, len, floats);
-        k.f32(as_floats, len, block);
+        // E8M0 spans 2^-127..2^127: not on the small grid.
+        (tensor.dtype == DType::Float8E8M0 ? k.f32 : k.f32_small_grid)(as_floats, len, block);
         break;
       case Route::I32Native:
         k.i32(data + at * 4, len, block);

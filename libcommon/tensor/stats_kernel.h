@@ -52,6 +52,7 @@ using ToFloats = void (*)(const std::byte* data, size_t n, float* out);
 // One dispatch path: block kernels by element type and the 16-bit float converters.
 struct KernelTable {
   FloatBlock f32, f64, i32, i64, u64;
+  FloatBlock f32_small_grid;  // float32 holding float16 / float8 / float4 values
   ToFloats half, bfloat16;
 };
 
@@ -377,7 +378,10 @@ template <int Bytes, class T>
 // infinity counts (nor a finite count: a non-finite element shows in the TwoSum sums) nor the masks
 // that keep non-finite elements out of the sums, which is most of pass 1 and half of pass 2. A
 // block with a non-finite element is redone by the general kernel.
-template <int Bytes, class T>
+// kSmallGrid: the values are multiples of 2^-24 below 2^17 in magnitude (float16, float8 E4M3 and
+// E5M2, float4 E2M1 decoded to float), so a block's plain double sum is exact (below 2^27, on a
+// grid of 2^-24) and needs no TwoSum.
+template <int Bytes, class T, bool kSmallGrid = false>
 [[gnu::always_inline]] inline void vector_float_block(const std::byte* p, size_t n, BlockSums& b) {
   using VT = Vec<T, Bytes>;
   using VI = Vec<SameInt<T>, Bytes>;
@@ -401,7 +405,12 @@ template <int Bytes, class T>
     mx = x > mx ? x : mx;
     VD parts[kParts];
     load_doubles<Bytes, T>(p + i * sizeof(T), parts);
-    for (size_t k = 0; k < kParts; ++k) two_sum(s[k], c[k], parts[k]);
+    for (size_t k = 0; k < kParts; ++k) {
+      if constexpr (kSmallGrid)
+        s[k] += parts[k];
+      else
+        two_sum(s[k], c[k], parts[k]);
+    }
   }
   uint64_t zero = 0, neg = 0;
   T tmin = kInf, tmax = -kInf;
@@ -614,21 +623,24 @@ template <int Bytes, class T>
 
 // The table of one vector width, for the stats_*.cpp files to instantiate inside functions
 // compiled for their instruction set.
-#define MSDT_STATS_BLOCKS(ATTR, BYTES)                              \
-  ATTR void block_f32(const std::byte* p, size_t n, BlockSums& b) { \
-    vector_float_block<BYTES, float>(p, n, b);                      \
-  }                                                                 \
-  ATTR void block_f64(const std::byte* p, size_t n, BlockSums& b) { \
-    vector_float_block<BYTES, double>(p, n, b);                     \
-  }                                                                 \
-  ATTR void block_i32(const std::byte* p, size_t n, BlockSums& b) { \
-    vector_int_block<BYTES, int32_t>(p, n, b);                      \
-  }                                                                 \
-  ATTR void block_i64(const std::byte* p, size_t n, BlockSums& b) { \
-    vector_int_block<BYTES, int64_t>(p, n, b);                      \
-  }                                                                 \
-  ATTR void block_u64(const std::byte* p, size_t n, BlockSums& b) { \
-    vector_int_block<BYTES, uint64_t>(p, n, b);                     \
+#define MSDT_STATS_BLOCKS(ATTR, BYTES)                               \
+  ATTR void block_f32(const std::byte* p, size_t n, BlockSums& b) {  \
+    vector_float_block<BYTES, float>(p, n, b);                       \
+  }                                                                  \
+  ATTR void block_f64(const std::byte* p, size_t n, BlockSums& b) {  \
+    vector_float_block<BYTES, double>(p, n, b);                      \
+  }                                                                  \
+  ATTR void block_i32(const std::byte* p, size_t n, BlockSums& b) {  \
+    vector_int_block<BYTES, int32_t>(p, n, b);                       \
+  }                                                                  \
+  ATTR void block_i64(const std::byte* p, size_t n, BlockSums& b) {  \
+    vector_int_block<BYTES, int64_t>(p, n, b);                       \
+  }                                                                  \
+  ATTR void block_u64(const std::byte* p, size_t n, BlockSums& b) {  \
+    vector_int_block<BYTES, uint64_t>(p, n, b);                      \
+  }                                                                  \
+  ATTR void block_grid(const std::byte* p, size_t n, BlockSums& b) { \
+    vector_float_block<BYTES, float, true>(p, n, b);                 \
   }
 
 }  // namespace msdt::stats_detail

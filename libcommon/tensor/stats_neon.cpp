@@ -19,7 +19,8 @@ void bfloat16(const std::byte* p, size_t n, float* out) {
   for (size_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(load<uint16_t>(p, i));
 }
 
-constexpr KernelTable kTable{block_f32, block_f64, block_i32, block_i64, block_u64, half, bfloat16};
+constexpr KernelTable kTable{block_f32, block_f64,  block_i32, block_i64,
+                             block_u64, block_grid, half,      bfloat16};
 
 }  // namespace
 

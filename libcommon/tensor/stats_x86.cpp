@@ -42,7 +42,8 @@ void bfloat16(const std::byte* p, size_t n, float* out) {
   scalar_bfloat16(p, n, out, i);
 }
 
-constexpr KernelTable kTable{block_f32, block_f64, block_i32, block_i64, block_u64, half, bfloat16};
+constexpr KernelTable kTable{block_f32, block_f64,  block_i32, block_i64,
+                             block_u64, block_grid, half,      bfloat16};
 }  // namespace sse2
 
 namespace avx2 {
@@ -69,7 +70,8 @@ MSDT_AVX2 void bfloat16(const std::byte* p, size_t n, float* out) {
 }
 #undef MSDT_AVX2
 
-constexpr KernelTable kTable{block_f32, block_f64, block_i32, block_i64, block_u64, half, bfloat16};
+constexpr KernelTable kTable{block_f32, block_f64,  block_i32, block_i64,
+                             block_u64, block_grid, half,      bfloat16};
 }  // namespace avx2
 
 namespace avx512 {
@@ -97,7 +99,8 @@ MSDT_AVX512 void bfloat16(const std::byte* p, size_t n, float* out) {
 }
 #undef MSDT_AVX512
 
-constexpr KernelTable kTable{block_f32, block_f64, block_i32, block_i64, block_u64, half, bfloat16};
+constexpr KernelTable kTable{block_f32, block_f64,  block_i32, block_i64,
+                             block_u64, block_grid, half,      bfloat16};
 }  // namespace avx512
 
 }  // namespace
