@@ -76,87 +76,107 @@ template <class A>
   s = t;
 }
 
+// ---- one element at a time: the scalar reference, and the tails of the vector kernels --------
+
+// Pass 1 of a floating-point block: counts, extremes and the compensated sum of finite elements.
 template <class T, class Acc>
-void scalar_float_block(const std::byte* p, size_t n, BlockSums& b) {
-  constexpr T kInf = std::numeric_limits<T>::infinity();
-  uint64_t nan = 0, pinf = 0, ninf = 0, zero = 0, neg = 0;
-  T mn = kInf, mx = -kInf;
-  Acc s = 0, c = 0;
-  for (size_t i = 0; i < n; ++i) {
-    T x = load<T>(p, i);
+struct FloatPass1 {
+  static constexpr T kInf = std::numeric_limits<T>::infinity();
+  uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0;
+  T min = kInf, max = -kInf;
+  Acc sum = 0, err = 0;
+
+  void add(T x) {
     nan += x != x;
-    pinf += x == kInf;
-    ninf += x == -kInf;
+    pos_inf += x == kInf;
+    neg_inf += x == -kInf;
     zero += x == 0;
-    neg += x < 0;
-    mn = x < mn ? x : mn;
-    mx = x > mx ? x : mx;
-    if (x - x == 0) two_sum(s, c, static_cast<Acc>(x));
+    negative += x < 0;
+    min = x < min ? x : min;
+    max = x > max ? x : max;
+    if (x - x == 0) two_sum(sum, err, static_cast<Acc>(x));
   }
-  b = BlockSums{};
-  b.count = n;
-  b.nan = nan;
-  b.pos_inf = pinf;
-  b.neg_inf = ninf;
-  b.zero = zero;
-  b.negative = neg;
-  b.finite = n - nan - pinf - ninf;
-  b.min = mn;
-  b.max = mx;
-  if (b.finite == 0) return;
-  Acc m = (s + c) / static_cast<Acc>(b.finite);
-  long double sd = 0, sdd = 0, sa = 0, sq = 0;
-  for (size_t i = 0; i < n; ++i) {
-    T x = load<T>(p, i);
-    if (x - x != 0) continue;
-    long double v = x, d = v - m;
-    sd += d;
-    sdd += d * d;
-    sa += v < 0 ? -v : v;
+  // The counts and extremes into `b` (which is reset); the sums stay here until pass 2 is done.
+  void finish(BlockSums& b, size_t n) const {
+    b = BlockSums{};
+    b.count = n;
+    b.nan = nan;
+    b.pos_inf = pos_inf;
+    b.neg_inf = neg_inf;
+    b.zero = zero;
+    b.negative = negative;
+    b.finite = n - nan - pos_inf - neg_inf;
+    b.min = min;
+    b.max = max;
+  }
+  Acc mean(uint64_t finite) const { return (sum + err) / static_cast<Acc>(finite); }
+};
+
+// Pass 2 in long double: a short tensor is all tail and gets that accuracy for free.
+struct Pass2 {
+  long double dev = 0, dev_sq = 0, abs = 0, sq = 0;
+
+  void add(long double v, long double d) {
+    dev += d;
+    dev_sq += d * d;
+    abs += v < 0 ? -v : v;
     sq += v * v;
   }
-  if constexpr (std::is_same_v<T, double> && std::is_same_v<Acc, double>) {
-    // Squares and sums of float64 values beyond about 1e154 overflow a double.
-    if (!std::isfinite(s) || !std::isfinite(c) || !std::isfinite(sdd) || !std::isfinite(sa) ||
-        !std::isfinite(sq))
-      return scalar_float_block<double, long double>(p, n, b);
+  // Σ(x - m)² minus the correction for m not being the exact mean.
+  static long double m2(long double dev_sq, long double dev, uint64_t n) {
+    long double m2 = dev_sq - dev * dev / static_cast<long double>(n);
+    return m2 > 0 ? m2 : 0;
   }
-  b.sum = s;
-  b.sum_err = c;
-  b.abs_sum = sa;
-  b.sq_sum = sq;
-  long double m2 = sdd - sd * sd / b.finite;
-  b.m2 = m2 > 0 ? m2 : 0;
+  void finish(BlockSums& b, uint64_t n) const {
+    b.abs_sum = abs;
+    b.sq_sum = sq;
+    b.m2 = m2(dev_sq, dev, n);
+  }
+};
+
+// Float64 squares and sums beyond about 1e154 overflow a double: true when the block must be
+// redone in long double.
+template <class T, class... Sums>
+bool overflowed(Sums... sums) {
+  if constexpr (sizeof(T) == 8)
+    return !(std::isfinite(static_cast<long double>(sums)) && ...);
+  else
+    return false;
 }
 
-// The block mean of an integer block as an integer of T near it and the fraction left over, so
-// that x - mean = (x - mi) - frac is exact in integers before it is rounded.
-template <class T>
-inline T integer_part(double m, double& frac) {
-  constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-  T mi = m >= static_cast<double>(hi) ? hi : m <= static_cast<double>(lo) ? lo : static_cast<T>(m);
-  frac = m - static_cast<double>(mi);
-  return mi;
-}
-
-// Fills the parts of `b` every integer kernel shares, from the exact sum hi * 2^32 + lo.
-inline void integer_sums(BlockSums& b, int64_t hi, int64_t lo) {
-  b.finite = b.count;
-  b.sum = static_cast<double>(hi) * 4294967296.0;  // |hi| < 2^43: exact
-  b.sum_err = static_cast<double>(lo);
-}
-
-template <class T>
-void scalar_int_block(const std::byte* p, size_t n, BlockSums& b) {
-  uint64_t zero = 0, neg = 0;
-  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::min();
-  int64_t hi = 0, lo = 0;
+template <class T, class Acc>
+void scalar_float_block(const std::byte* p, size_t n, BlockSums& b) {
+  FloatPass1<T, Acc> one;
+  for (size_t i = 0; i < n; ++i) one.add(load<T>(p, i));
+  one.finish(b, n);
+  if (b.finite == 0) return;
+  const long double m = one.mean(b.finite);
+  Pass2 two;
   for (size_t i = 0; i < n; ++i) {
     T x = load<T>(p, i);
+    if (x - x == 0) two.add(x, x - m);
+  }
+  if constexpr (std::is_same_v<Acc, double>) {
+    if (overflowed<T>(one.sum, one.err)) return scalar_float_block<T, long double>(p, n, b);
+  }
+  b.sum = one.sum;
+  b.sum_err = one.err;
+  two.finish(b, b.finite);
+}
+
+// Pass 1 of an integer block: counts, extremes and the exact sum hi * 2^32 + lo (int32 values
+// in lo alone).
+template <class T>
+struct IntPass1 {
+  uint64_t zero = 0, negative = 0;
+  T min = std::numeric_limits<T>::max(), max = std::numeric_limits<T>::min();
+  int64_t hi = 0, lo = 0;
+
+  void add(T x) {
     zero += x == 0;
-    if constexpr (std::is_signed_v<T>) neg += x < 0;
-    mn = x < mn ? x : mn;
-    mx = x > mx ? x : mx;
+    if constexpr (std::is_signed_v<T>) negative += x < 0;
+    min = x < min ? x : min;
+    max = x > max ? x : max;
     if constexpr (sizeof(T) == 4) {
       lo += x;
     } else {
@@ -164,42 +184,60 @@ void scalar_int_block(const std::byte* p, size_t n, BlockSums& b) {
       lo += static_cast<int64_t>(x & 0xFFFFFFFFu);
     }
   }
-  b = BlockSums{};
-  b.count = n;
-  b.zero = zero;
-  b.negative = neg;
-  if constexpr (std::is_signed_v<T>) {
-    b.imin = mn;
-    b.imax = mx;
-  } else {
-    b.umin = mn;
-    b.umax = mx;
+  void finish(BlockSums& b, size_t n) const {
+    b = BlockSums{};
+    b.count = b.finite = n;
+    b.zero = zero;
+    b.negative = negative;
+    if constexpr (std::is_signed_v<T>) {
+      b.imin = min;
+      b.imax = max;
+    } else {
+      b.umin = min;
+      b.umax = max;
+    }
+    b.sum = static_cast<double>(hi) * 4294967296.0;  // |hi| < 2^43: exact
+    b.sum_err = static_cast<double>(lo);
   }
-  integer_sums(b, hi, lo);
+};
+
+// x - mean for an integer block: through an integer mi near the mean, x - mi is exact when the
+// block's range fits in int64, and only then rounded (int64 and uint64 values beyond 2^53 would
+// lose their low bits as doubles).
+template <class T>
+struct IntDeviation {
+  double m, frac = 0;
+  T mi;
+  bool narrow;
+
+  IntDeviation(const BlockSums& b, T min, T max)
+      : m(static_cast<double>((b.sum + b.sum_err) / static_cast<long double>(b.count))) {
+    constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    mi = m >= static_cast<double>(hi) ? hi : m <= static_cast<double>(lo) ? lo : static_cast<T>(m);
+    frac = m - static_cast<double>(mi);
+    narrow = sizeof(T) == 8 &&
+             static_cast<uint64_t>(max) - static_cast<uint64_t>(min) < (uint64_t{1} << 63);
+  }
+  long double operator()(T x) const {
+    if (!narrow) return static_cast<long double>(x) - m;
+    auto diff = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(mi));
+    return static_cast<long double>(diff) - frac;
+  }
+};
+
+template <class T>
+void scalar_int_block(const std::byte* p, size_t n, BlockSums& b) {
+  IntPass1<T> one;
+  for (size_t i = 0; i < n; ++i) one.add(load<T>(p, i));
+  one.finish(b, n);
   if (n == 0) return;
-  double m = static_cast<double>((b.sum + b.sum_err) / static_cast<long double>(n));
-  double frac = 0;
-  T mi = integer_part<T>(m, frac);
-  // Differences from mi are exact integers when the block's range fits in int64.
-  bool narrow = static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn) < (uint64_t{1} << 63);
-  long double sd = 0, sdd = 0, sa = 0, sq = 0;
+  IntDeviation<T> deviation(b, one.min, one.max);
+  Pass2 two;
   for (size_t i = 0; i < n; ++i) {
     T x = load<T>(p, i);
-    long double v = static_cast<long double>(x);
-    long double d = (sizeof(T) == 4 || !narrow)
-                        ? v - m
-                        : static_cast<long double>(static_cast<int64_t>(
-                              static_cast<uint64_t>(x) - static_cast<uint64_t>(mi))) -
-                              frac;
-    sd += d;
-    sdd += d * d;
-    sa += v < 0 ? -v : v;
-    sq += v * v;
+    two.add(static_cast<long double>(x), deviation(x));
   }
-  b.abs_sum = sa;
-  b.sq_sum = sq;
-  long double m2 = sdd - sd * sd / n;
-  b.m2 = m2 > 0 ? m2 : 0;
+  two.finish(b, n);
 }
 
 // ---- vector kernels ---------------------------------------------------------------------------
@@ -250,8 +288,7 @@ template <int Bytes, class T>
   using VL = Vec<int64_t, Bytes>;
   constexpr size_t kLanes = Bytes / sizeof(T), kParts = sizeof(double) / sizeof(T);
   constexpr int kD = Bytes / 8;
-  constexpr T kInf = std::numeric_limits<T>::infinity();
-  const VT inf = VT{} + kInf, zero_t = VT{};
+  const VT inf = VT{} + std::numeric_limits<T>::infinity(), zero_t = VT{};
   const size_t nv = n / kLanes * kLanes;
 
   // Pass 1: counts and extremes in T lanes (comparisons give -1 for true), sums in double lanes.
@@ -273,48 +310,27 @@ template <int Bytes, class T>
     to_doubles<Bytes, T>(reinterpret_cast<VT>(reinterpret_cast<VI>(x) & finite), parts);
     for (size_t k = 0; k < kParts; ++k) two_sum(s[k], c[k], parts[k]);
   }
-  uint64_t nan = 0, pinf = 0, ninf = 0, zero = 0, neg = 0;
-  T tmin = kInf, tmax = -kInf;
-  double ss = 0, cc = 0;
+  FloatPass1<T, double> one;
   for (size_t j = 0; j < kLanes; ++j) {
-    nan -= static_cast<uint64_t>(c_nan[j]);
-    pinf -= static_cast<uint64_t>(c_pinf[j]);
-    ninf -= static_cast<uint64_t>(c_ninf[j]);
-    zero -= static_cast<uint64_t>(c_zero[j]);
-    neg -= static_cast<uint64_t>(c_neg[j]);
-    tmin = mn[j] < tmin ? mn[j] : tmin;
-    tmax = mx[j] > tmax ? mx[j] : tmax;
+    one.nan -= static_cast<uint64_t>(c_nan[j]);
+    one.pos_inf -= static_cast<uint64_t>(c_pinf[j]);
+    one.neg_inf -= static_cast<uint64_t>(c_ninf[j]);
+    one.zero -= static_cast<uint64_t>(c_zero[j]);
+    one.negative -= static_cast<uint64_t>(c_neg[j]);
+    one.min = mn[j] < one.min ? mn[j] : one.min;
+    one.max = mx[j] > one.max ? mx[j] : one.max;
   }
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      two_sum(ss, cc, s[k][j]);
-      cc += c[k][j];
+      two_sum(one.sum, one.err, s[k][j]);
+      one.err += c[k][j];
     }
-  for (size_t i = nv; i < n; ++i) {
-    T x = load<T>(p, i);
-    nan += x != x;
-    pinf += x == kInf;
-    ninf += x == -kInf;
-    zero += x == 0;
-    neg += x < 0;
-    tmin = x < tmin ? x : tmin;
-    tmax = x > tmax ? x : tmax;
-    if (x - x == 0) two_sum(ss, cc, static_cast<double>(x));
-  }
-  b = BlockSums{};
-  b.count = n;
-  b.nan = nan;
-  b.pos_inf = pinf;
-  b.neg_inf = ninf;
-  b.zero = zero;
-  b.negative = neg;
-  b.finite = n - nan - pinf - ninf;
-  b.min = tmin;
-  b.max = tmax;
+  for (size_t i = nv; i < n; ++i) one.add(load<T>(p, i));
+  one.finish(b, n);
   if (b.finite == 0) return;
 
   // Pass 2: deviations from the block mean, magnitudes and squares in double lanes.
-  const double m = (ss + cc) / static_cast<double>(b.finite);
+  const double m = one.mean(b.finite);
   const VD mv = VD{} + m;
   const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
   VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
@@ -343,41 +359,29 @@ template <int Bytes, class T>
       sq[k] += v * v;
     }
   }
-  // Lanes and tail in long double: a short tensor is all tail, and gets the accuracy for free.
-  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  Pass2 two;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      tsd += sd[k][j];
-      tsdd += sdd[k][j];
-      tsa += sa[k][j];
-      tsq += sq[k][j];
+      two.dev += sd[k][j];
+      two.dev_sq += sdd[k][j];
+      two.abs += sa[k][j];
+      two.sq += sq[k][j];
     }
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
-    if (x - x != 0) continue;
-    long double v = x, d = v - m;
-    tsd += d;
-    tsdd += d * d;
-    tsa += v < 0 ? -v : v;
-    tsq += v * v;
+    if (x - x == 0) two.add(x, x - static_cast<long double>(m));
   }
-  if constexpr (sizeof(T) == 8) {
-    if (!std::isfinite(ss) || !std::isfinite(cc) || !std::isfinite(tsdd) || !std::isfinite(tsa) ||
-        !std::isfinite(tsq))
-      return scalar_float_block<double, long double>(p, n, b);
-  }
-  b.sum = ss;
-  b.sum_err = cc;
-  b.abs_sum = tsa;
-  b.sq_sum = tsq;
-  long double m2 = tsdd - tsd * tsd / b.finite;
-  b.m2 = m2 > 0 ? m2 : 0;
+  if (overflowed<T>(one.sum, one.err, two.dev_sq, two.abs, two.sq))
+    return scalar_float_block<T, long double>(p, n, b);
+  b.sum = one.sum;
+  b.sum_err = one.err;
+  two.finish(b, b.finite);
 }
 
 // The common case first: a block whose elements are all finite needs neither the NaN and
-// infinity counts (nor a finite count: a non-finite element shows in the TwoSum sums) nor the masks
-// that keep non-finite elements out of the sums, which is most of pass 1 and half of pass 2. A
-// block with a non-finite element is redone by the general kernel.
+// infinity counts (nor a finite count: a non-finite element shows in the TwoSum sums) nor the
+// masks that keep non-finite elements out of the sums, which is most of pass 1 and half of pass 2.
+// A block with a non-finite element is redone by the general kernel.
 // kSmallGrid: the values are multiples of 2^-24 below 2^17 in magnitude (float16, float8 E4M3 and
 // E5M2, float4 E2M1 decoded to float), so a block's plain double sum is exact (below 2^27, on a
 // grid of 2^-24) and needs no TwoSum.
@@ -389,12 +393,11 @@ template <int Bytes, class T, bool kSmallGrid = false>
   using VL = Vec<int64_t, Bytes>;
   constexpr size_t kLanes = Bytes / sizeof(T), kParts = sizeof(double) / sizeof(T);
   constexpr int kD = Bytes / 8;
-  constexpr T kInf = std::numeric_limits<T>::infinity();
   const VT zero_t = VT{};
   const size_t nv = n / kLanes * kLanes;
 
   VI c_zero{}, c_neg{};
-  VT mn = VT{} + kInf, mx = VT{} - kInf;
+  VT mn = VT{} + std::numeric_limits<T>::infinity(), mx = -mn;
   VD s[kParts] = {}, c[kParts] = {};
   for (size_t i = 0; i < nv; i += kLanes) {
     VT x;
@@ -412,44 +415,29 @@ template <int Bytes, class T, bool kSmallGrid = false>
         two_sum(s[k], c[k], parts[k]);
     }
   }
-  uint64_t zero = 0, neg = 0;
-  T tmin = kInf, tmax = -kInf;
+  FloatPass1<T, double> one;
   for (size_t j = 0; j < kLanes; ++j) {
-    zero -= static_cast<uint64_t>(c_zero[j]);
-    neg -= static_cast<uint64_t>(c_neg[j]);
-    tmin = mn[j] < tmin ? mn[j] : tmin;
-    tmax = mx[j] > tmax ? mx[j] : tmax;
+    one.zero -= static_cast<uint64_t>(c_zero[j]);
+    one.negative -= static_cast<uint64_t>(c_neg[j]);
+    one.min = mn[j] < one.min ? mn[j] : one.min;
+    one.max = mx[j] > one.max ? mx[j] : one.max;
   }
-  double ss = 0, cc = 0;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      two_sum(ss, cc, s[k][j]);
-      cc += c[k][j];
+      two_sum(one.sum, one.err, s[k][j]);
+      one.err += c[k][j];
     }
-  for (size_t i = nv; i < n; ++i) {
-    T x = load<T>(p, i);
-    if (x - x != 0) return vector_float_block_general<Bytes, T>(p, n, b);
-    zero += x == 0;
-    neg += x < 0;
-    tmin = x < tmin ? x : tmin;
-    tmax = x > tmax ? x : tmax;
-    two_sum(ss, cc, static_cast<double>(x));
-  }
+  for (size_t i = nv; i < n; ++i) one.add(load<T>(p, i));
   // A NaN or infinity makes the TwoSum error term NaN (inf - inf), and so does a float64 sum
   // that overflows: either way the general kernel takes the block.
-  if (!std::isfinite(cc) || n == 0) return vector_float_block_general<Bytes, T>(p, n, b);
-  b = BlockSums{};
-  b.count = n;
-  b.zero = zero;
-  b.negative = neg;
-  b.finite = n;
-  b.min = tmin;
-  b.max = tmax;
+  if (n == 0 || !std::isfinite(one.err) || one.nan + one.pos_inf + one.neg_inf > 0)
+    return vector_float_block_general<Bytes, T>(p, n, b);
+  one.finish(b, n);
 
   // Pass 2 needs only Σ(x - m)² and Σ|x|: Σ(x - m) follows from the compensated sum (n·m is
   // exact in long double), and Σx² = Σ(x - m)² + 2m·Σ(x - m) + n·m², all terms but the middle
   // one non-negative.
-  const double m = (ss + cc) / static_cast<double>(n);
+  const double m = one.mean(n);
   const VD mv = VD{} + m;
   const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
   VD sdd[kParts] = {}, sa[kParts] = {};
@@ -462,30 +450,25 @@ template <int Bytes, class T, bool kSmallGrid = false>
       sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
     }
   }
-  long double tsdd = 0, tsa = 0;
+  Pass2 two;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      tsdd += sdd[k][j];
-      tsa += sa[k][j];
+      two.dev_sq += sdd[k][j];
+      two.abs += sa[k][j];
     }
-  for (size_t i = nv; i < n; ++i) {
-    long double v = load<T>(p, i), d = v - m;
-    tsdd += d * d;
-    tsa += v < 0 ? -v : v;
-  }
-  if constexpr (sizeof(T) == 8) {
-    if (!std::isfinite(ss) || !std::isfinite(cc) || !std::isfinite(tsdd) || !std::isfinite(tsa))
-      return scalar_float_block<double, long double>(p, n, b);
-  }
   const long double lm = m, ln = static_cast<long double>(n);
-  const long double tsd = (static_cast<long double>(ss) + cc) - ln * lm;
-  const long double tsq = tsdd + 2 * lm * tsd + ln * lm * lm;
-  b.sum = ss;
-  b.sum_err = cc;
-  b.abs_sum = tsa;
-  b.sq_sum = tsq > 0 ? tsq : 0;
-  long double m2 = tsdd - tsd * tsd / ln;
-  b.m2 = m2 > 0 ? m2 : 0;
+  for (size_t i = nv; i < n; ++i) {
+    long double v = load<T>(p, i);
+    two.add(v, v - lm);
+  }
+  if (overflowed<T>(two.dev_sq, two.abs)) return scalar_float_block<T, long double>(p, n, b);
+  const long double dev = (static_cast<long double>(one.sum) + one.err) - ln * lm;
+  const long double sq = two.dev_sq + 2 * lm * dev + ln * lm * lm;
+  b.sum = one.sum;
+  b.sum_err = one.err;
+  b.abs_sum = two.abs;
+  b.sq_sum = sq > 0 ? sq : 0;
+  b.m2 = Pass2::m2(two.dev_sq, dev, n);
 }
 
 template <int Bytes, class T>
@@ -493,14 +476,14 @@ template <int Bytes, class T>
   using VT = Vec<T, Bytes>;
   using VD = Vec<double, Bytes>;
   using VL = Vec<int64_t, Bytes>;
+  using VU = Vec<uint64_t, Bytes>;
   using VS = Vec<SameInt<T>, Bytes>;  // comparison results
   constexpr size_t kLanes = Bytes / sizeof(T), kParts = sizeof(double) / sizeof(T);
   constexpr int kD = Bytes / 8;
-  constexpr T kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
   const size_t nv = n / kLanes * kLanes;
 
   VS c_zero{}, c_neg{};
-  VT mn = VT{} + kMax, mx = VT{} + kMin;
+  VT mn = VT{} + std::numeric_limits<T>::max(), mx = VT{} + std::numeric_limits<T>::min();
   VD s32[kParts] = {};  // int32: exact double sums
   VL shi{}, slo{};      // int64, uint64: high and low halves
   for (size_t i = 0; i < nv; i += kLanes) {
@@ -519,57 +502,27 @@ template <int Bytes, class T>
       slo += reinterpret_cast<VL>(x & 0xFFFFFFFFu);
     }
   }
-  uint64_t zero = 0, neg = 0;
-  T tmin = kMax, tmax = kMin;
-  int64_t hi = 0, lo = 0;
+  IntPass1<T> one;
   for (size_t j = 0; j < kLanes; ++j) {
-    zero -= static_cast<uint64_t>(c_zero[j]);
-    neg -= static_cast<uint64_t>(c_neg[j]);
-    tmin = mn[j] < tmin ? mn[j] : tmin;
-    tmax = mx[j] > tmax ? mx[j] : tmax;
+    one.zero -= static_cast<uint64_t>(c_zero[j]);
+    one.negative -= static_cast<uint64_t>(c_neg[j]);
+    one.min = mn[j] < one.min ? mn[j] : one.min;
+    one.max = mx[j] > one.max ? mx[j] : one.max;
   }
-  if constexpr (sizeof(T) == 4) {
-    for (size_t k = 0; k < kParts; ++k)
-      for (int j = 0; j < kD; ++j) lo += static_cast<int64_t>(s32[k][j]);
-  } else {
-    for (int j = 0; j < kD; ++j) {
-      hi += shi[j];
-      lo += slo[j];
-    }
-  }
-  for (size_t i = nv; i < n; ++i) {
-    T x = load<T>(p, i);
-    zero += x == 0;
-    if constexpr (std::is_signed_v<T>) neg += x < 0;
-    tmin = x < tmin ? x : tmin;
-    tmax = x > tmax ? x : tmax;
+  for (int j = 0; j < kD; ++j) {
     if constexpr (sizeof(T) == 4) {
-      lo += x;
+      for (size_t k = 0; k < kParts; ++k) one.lo += static_cast<int64_t>(s32[k][j]);
     } else {
-      hi += static_cast<int64_t>(x >> 32);
-      lo += static_cast<int64_t>(x & 0xFFFFFFFFu);
+      one.hi += shi[j];
+      one.lo += slo[j];
     }
   }
-  b = BlockSums{};
-  b.count = n;
-  b.zero = zero;
-  b.negative = neg;
-  if constexpr (std::is_signed_v<T>) {
-    b.imin = tmin;
-    b.imax = tmax;
-  } else {
-    b.umin = tmin;
-    b.umax = tmax;
-  }
-  integer_sums(b, hi, lo);
+  for (size_t i = nv; i < n; ++i) one.add(load<T>(p, i));
+  one.finish(b, n);
   if (n == 0) return;
 
-  const double m = static_cast<double>((b.sum + b.sum_err) / static_cast<long double>(n));
-  double frac = 0;
-  const T mi = integer_part<T>(m, frac);
-  const bool narrow =
-      static_cast<uint64_t>(tmax) - static_cast<uint64_t>(tmin) < (uint64_t{1} << 63);
-  const VD mv = VD{} + m, fv = VD{} + frac;
+  const IntDeviation<T> deviation(b, one.min, one.max);
+  const VD mv = VD{} + deviation.m, fv = VD{} + deviation.frac;
   const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
   VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
   for (size_t i = 0; i < nv; i += kLanes) {
@@ -579,9 +532,8 @@ template <int Bytes, class T>
     to_doubles<Bytes, T>(x, parts);
     if constexpr (sizeof(T) == 4) {
       for (size_t k = 0; k < kParts; ++k) devs[k] = parts[k] - mv;
-    } else if (narrow) {
-      using VU = Vec<uint64_t, Bytes>;
-      VU diff = reinterpret_cast<VU>(x) - static_cast<uint64_t>(mi);
+    } else if (deviation.narrow) {
+      VU diff = reinterpret_cast<VU>(x) - static_cast<uint64_t>(deviation.mi);
       devs[0] = __builtin_convertvector(reinterpret_cast<VL>(diff), VD) - fv;
     } else {
       devs[0] = parts[0] - mv;
@@ -594,31 +546,19 @@ template <int Bytes, class T>
       sq[k] += v * v;
     }
   }
-  long double tsd = 0, tsdd = 0, tsa = 0, tsq = 0;
+  Pass2 two;
   for (size_t k = 0; k < kParts; ++k)
     for (int j = 0; j < kD; ++j) {
-      tsd += sd[k][j];
-      tsdd += sdd[k][j];
-      tsa += sa[k][j];
-      tsq += sq[k][j];
+      two.dev += sd[k][j];
+      two.dev_sq += sdd[k][j];
+      two.abs += sa[k][j];
+      two.sq += sq[k][j];
     }
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
-    long double v = static_cast<long double>(x);
-    long double d = (sizeof(T) == 4 || !narrow)
-                        ? v - m
-                        : static_cast<long double>(static_cast<int64_t>(
-                              static_cast<uint64_t>(x) - static_cast<uint64_t>(mi))) -
-                              frac;
-    tsd += d;
-    tsdd += d * d;
-    tsa += v < 0 ? -v : v;
-    tsq += v * v;
+    two.add(static_cast<long double>(x), deviation(x));
   }
-  b.abs_sum = tsa;
-  b.sq_sum = tsq;
-  long double m2 = tsdd - tsd * tsd / n;
-  b.m2 = m2 > 0 ? m2 : 0;
+  two.finish(b, n);
 }
 
 // The table of one vector width, for the stats_*.cpp files to instantiate inside functions
