@@ -279,6 +279,33 @@ template <int Bytes, class T>
   to_doubles<Bytes, T>(x, parts);
 }
 
+// Pass 2 in double lanes: Σd, Σd², Σ|v| and Σv² per part, reduced into a Pass2 at the end.
+template <int Bytes, size_t kParts>
+struct VectorPass2 {
+  using VD = Vec<double, Bytes>;
+  using VL = Vec<int64_t, Bytes>;
+  VD dev[kParts] = {}, dev_sq[kParts] = {}, abs[kParts] = {}, sq[kParts] = {};
+
+  [[gnu::always_inline]] void add(size_t k, VD v, VD d) {
+    const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
+    dev[k] += d;
+    dev_sq[k] += d * d;
+    abs[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
+    sq[k] += v * v;
+  }
+  [[gnu::always_inline]] Pass2 reduce() const {
+    Pass2 two;
+    for (size_t k = 0; k < kParts; ++k)
+      for (int j = 0; j < Bytes / 8; ++j) {
+        two.dev += dev[k][j];
+        two.dev_sq += dev_sq[k][j];
+        two.abs += abs[k][j];
+        two.sq += sq[k][j];
+      }
+    return two;
+  }
+};
+
 template <int Bytes, class T>
 [[gnu::always_inline]] inline void vector_float_block_general(const std::byte* p, size_t n,
                                                               BlockSums& b) {
@@ -332,8 +359,7 @@ template <int Bytes, class T>
   // Pass 2: deviations from the block mean, magnitudes and squares in double lanes.
   const double m = one.mean(b.finite);
   const VD mv = VD{} + m;
-  const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
-  VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
+  VectorPass2<Bytes, kParts> lanes;
   for (size_t i = 0; i < nv; i += kLanes) {
     VT x;
     std::memcpy(&x, p + i * sizeof(T), Bytes);
@@ -350,23 +376,10 @@ template <int Bytes, class T>
       wide[0] = as_d[0] != VD{};
       wide[1] = as_d[1] != VD{};
     }
-    for (size_t k = 0; k < kParts; ++k) {
-      VD v = parts[k];
-      VD d = reinterpret_cast<VD>(reinterpret_cast<VL>(v - mv) & wide[k]);
-      sd[k] += d;
-      sdd[k] += d * d;
-      sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
-      sq[k] += v * v;
-    }
+    for (size_t k = 0; k < kParts; ++k)
+      lanes.add(k, parts[k], reinterpret_cast<VD>(reinterpret_cast<VL>(parts[k] - mv) & wide[k]));
   }
-  Pass2 two;
-  for (size_t k = 0; k < kParts; ++k)
-    for (int j = 0; j < kD; ++j) {
-      two.dev += sd[k][j];
-      two.dev_sq += sdd[k][j];
-      two.abs += sa[k][j];
-      two.sq += sq[k][j];
-    }
+  Pass2 two = lanes.reduce();
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
     if (x - x == 0) two.add(x, x - static_cast<long double>(m));
@@ -523,8 +536,7 @@ template <int Bytes, class T>
 
   const IntDeviation<T> deviation(b, one.min, one.max);
   const VD mv = VD{} + deviation.m, fv = VD{} + deviation.frac;
-  const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
-  VD sd[kParts] = {}, sdd[kParts] = {}, sa[kParts] = {}, sq[kParts] = {};
+  VectorPass2<Bytes, kParts> lanes;
   for (size_t i = 0; i < nv; i += kLanes) {
     VT x;
     std::memcpy(&x, p + i * sizeof(T), Bytes);
@@ -538,22 +550,9 @@ template <int Bytes, class T>
     } else {
       devs[0] = parts[0] - mv;
     }
-    for (size_t k = 0; k < kParts; ++k) {
-      VD v = parts[k], d = devs[k];
-      sd[k] += d;
-      sdd[k] += d * d;
-      sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
-      sq[k] += v * v;
-    }
+    for (size_t k = 0; k < kParts; ++k) lanes.add(k, parts[k], devs[k]);
   }
-  Pass2 two;
-  for (size_t k = 0; k < kParts; ++k)
-    for (int j = 0; j < kD; ++j) {
-      two.dev += sd[k][j];
-      two.dev_sq += sdd[k][j];
-      two.abs += sa[k][j];
-      two.sq += sq[k][j];
-    }
+  Pass2 two = lanes.reduce();
   for (size_t i = nv; i < n; ++i) {
     T x = load<T>(p, i);
     two.add(static_cast<long double>(x), deviation(x));
