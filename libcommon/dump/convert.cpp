@@ -945,6 +945,9 @@ std::vector<SourceFile> collect_sources(RunState& state) {
       std::lock_guard lock(state.mutex);
       state.failed.emplace_back(SIZE_MAX, display);
     };
+    callbacks.warning = [&](const std::string& display, const Error& error) {
+      state.report_at(RunState::Level::Warning, display, error);
+    };
     std::string one[] = {root};
     walk_dump_tree(one, callbacks);
   }

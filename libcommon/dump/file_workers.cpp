@@ -21,7 +21,8 @@ void read_one_file(const DumpFile& file, const std::function<void(const DumpTens
     return;
   }
   Bytes contents = (*mapped)->bytes();
-  if (auto status = read_dump_file(file, contents, visit)) {
+  auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+  if (auto status = read_dump_file(file, contents, warn, visit)) {
     std::string why;
     if (is_unknown_file(file, contents, *status, why))
       diagnostics.warning(file.display, Error("unknown file: " + why));

@@ -49,8 +49,8 @@ using TensorTask =
 
 // Maps each file, reads its tensors with read_dump_file and calls `task` per tensor on up to
 // `jobs` workers; then, on the calling thread and in the order of `files`, reports the file's
-// problems to `diagnostics` (a damaged file is an error, an unknown one a warning, as
-// report_read_failure says) and calls consume(file, rows).
+// problems to `diagnostics` (read_dump_file's warnings; a damaged file is an error, an unknown
+// one a warning, as report_read_failure says) and calls consume(file, rows).
 template <class Row>
 void read_files_in_order(std::span<const DumpFile* const> files, unsigned jobs,
                          const TensorTask<Row>& task,

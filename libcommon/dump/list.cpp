@@ -720,7 +720,6 @@ bool kind_is_side_file(FileKind kind) {
     case FileKind::Metadata:
     case FileKind::Graph:
     case FileKind::ConvertFailedList:
-    case FileKind::OverflowJson:
       return true;
     default:
       return false;
@@ -842,6 +841,9 @@ Status list_tensors(std::span<const std::string> paths, const ListOptions& optio
   callbacks.directory = [&](const DumpDirectory& directory) { lister.directory(directory); };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
   sink->finish();
