@@ -110,6 +110,26 @@ struct FloatPass1 {
     b.max = max;
   }
   Acc mean(uint64_t finite) const { return (sum + err) / static_cast<Acc>(finite); }
+
+  // The lanes of a vector kernel: counts (comparison results, -1 per true), extremes, and the
+  // TwoSum pairs of `parts` double vectors.
+  template <class VI, class VT>
+  void add_lanes(const VI& zeros, const VI& negatives, const VT& mins, const VT& maxes) {
+    for (size_t j = 0; j < sizeof(VT) / sizeof(T); ++j) {
+      zero -= static_cast<uint64_t>(zeros[j]);
+      negative -= static_cast<uint64_t>(negatives[j]);
+      min = mins[j] < min ? mins[j] : min;
+      max = maxes[j] > max ? maxes[j] : max;
+    }
+  }
+  template <class VD>
+  void add_sum_lanes(const VD* sums, const VD* errors, size_t parts) {
+    for (size_t k = 0; k < parts; ++k)
+      for (size_t j = 0; j < sizeof(VD) / sizeof(double); ++j) {
+        two_sum(sum, err, sums[k][j]);
+        err += errors[k][j];
+      }
+  }
 };
 
 // Pass 2 in long double: a short tensor is all tail and gets that accuracy for free.
@@ -314,7 +334,6 @@ template <int Bytes, class T>
   using VD = Vec<double, Bytes>;
   using VL = Vec<int64_t, Bytes>;
   constexpr size_t kLanes = Bytes / sizeof(T), kParts = sizeof(double) / sizeof(T);
-  constexpr int kD = Bytes / 8;
   const VT inf = VT{} + std::numeric_limits<T>::infinity(), zero_t = VT{};
   const size_t nv = n / kLanes * kLanes;
 
@@ -342,16 +361,9 @@ template <int Bytes, class T>
     one.nan -= static_cast<uint64_t>(c_nan[j]);
     one.pos_inf -= static_cast<uint64_t>(c_pinf[j]);
     one.neg_inf -= static_cast<uint64_t>(c_ninf[j]);
-    one.zero -= static_cast<uint64_t>(c_zero[j]);
-    one.negative -= static_cast<uint64_t>(c_neg[j]);
-    one.min = mn[j] < one.min ? mn[j] : one.min;
-    one.max = mx[j] > one.max ? mx[j] : one.max;
   }
-  for (size_t k = 0; k < kParts; ++k)
-    for (int j = 0; j < kD; ++j) {
-      two_sum(one.sum, one.err, s[k][j]);
-      one.err += c[k][j];
-    }
+  one.add_lanes(c_zero, c_neg, mn, mx);
+  one.add_sum_lanes(s, c, kParts);
   for (size_t i = nv; i < n; ++i) one.add(load<T>(p, i));
   one.finish(b, n);
   if (b.finite == 0) return;
@@ -429,17 +441,8 @@ template <int Bytes, class T, bool kSmallGrid = false>
     }
   }
   FloatPass1<T, double> one;
-  for (size_t j = 0; j < kLanes; ++j) {
-    one.zero -= static_cast<uint64_t>(c_zero[j]);
-    one.negative -= static_cast<uint64_t>(c_neg[j]);
-    one.min = mn[j] < one.min ? mn[j] : one.min;
-    one.max = mx[j] > one.max ? mx[j] : one.max;
-  }
-  for (size_t k = 0; k < kParts; ++k)
-    for (int j = 0; j < kD; ++j) {
-      two_sum(one.sum, one.err, s[k][j]);
-      one.err += c[k][j];
-    }
+  one.add_lanes(c_zero, c_neg, mn, mx);
+  one.add_sum_lanes(s, c, kParts);
   for (size_t i = nv; i < n; ++i) one.add(load<T>(p, i));
   // A NaN or infinity makes the TwoSum error term NaN (inf - inf), and so does a float64 sum
   // that overflows: either way the general kernel takes the block.
