@@ -3,6 +3,7 @@
 # the same run on the same generated tree (see bench/README.md):
 #   dump-convert -d TREE -out OUT   vs  cp -r TREE OUT             target: >= 0.8 of cp's speed
 #   dump-convert -d TREE -out OUT   vs  bench/numpy_convert.py     target: >= 10 times faster
+#   dump-parse --stats -j2 on a float32 tree vs bench/numpy_stats.py  target: >= 10 times faster
 #   dump-parse --stats on float32                                  target: >= 1 GB/s per core
 #   peak RSS of both tools on a 0.5 GB and a 2 GB tree             target: no growth
 #
@@ -11,8 +12,9 @@
 # BUILD_DIR holds the built tools (default: build/release, else build-release); nothing is built
 # here. Environment: BENCH_TENSORS (10000), BENCH_BYTES (2000000000), BENCH_SMALL_BYTES
 # (500000000), BENCH_WARM_RUNS (2; the fastest counts), BENCH_TMPDIR (where the trees go;
-# default $TMPDIR or /tmp; needs about 3 times BENCH_BYTES free), BENCH_STRICT=1 (exit 1 when a
-# target is missed).
+# default $TMPDIR or /tmp; needs about 4.5 times BENCH_BYTES free), BENCH_STRICT=1 (exit 1 when a
+# target is missed), BENCH_CONTENDERS (default "cp convert numpy stats numpy_stats": a subset
+# runs only those; the targets of the others then read n/a).
 #
 # Page caches cannot be dropped without root, so every contender gets the same treatment instead:
 # the source tree is read once before the first round, then each contender runs once ("first":
@@ -84,9 +86,9 @@ log() { printf '%s\n' "$*" >&2; }
 # (tests/mkfixture/README.md, "Generated trees": format G .npy, format A .bin and format D DumpData
 # containers, the three kinds dump-convert reads most).
 generate() {
-    local out=$1 count=$2 size=$3
+    local out=$1 count=$2 size=$3 mix=${4:-'"npy": 2, "bin": 1, "ascend": 1'}
     printf '{ "kind": "generate", "seed": 1, "ranks": 2, "iterations": 5, "tensors": %d,
-  "total_bytes": %d, "mix": { "npy": 2, "bin": 1, "ascend": 1 } }\n' "$count" "$size" \
+  "total_bytes": %d, "mix": { %s } }\n' "$count" "$size" "$mix" \
         >"$work/generate.json"
     "$mkfixture" "$work/generate.json" -o "$out" >"$work/generate.log" 2>&1 ||
         die "mkfixture cannot generate the tree: $(head -n 1 "$work/generate.log")"
@@ -121,20 +123,32 @@ float32_bytes() {
 log "generating the trees in $work (about $((bytes / 1000000)) MB and $((small_bytes / 1000000)) MB)"
 big=$work/tree-big
 small=$work/tree-small
-generate "$big" "$tensors" "$bytes"
-generate "$small" "$small_tensors" "$small_bytes"
+read -r -a contenders <<<"${BENCH_CONTENDERS:-cp convert numpy stats numpy_stats}"
+has() { [[ " ${contenders[*]} " == *" $1 "* ]]; }
+# The mixed trees are needed only by the conversion contenders.
+mkdir -p "$big" "$small"
+if has cp || has convert || has numpy; then
+    generate "$big" "$tensors" "$bytes"
+    generate "$small" "$small_tensors" "$small_bytes"
+fi
 big_bytes=$(du -sb "$big" | cut -f1)
 small_disk=$(du -sb "$small" | cut -f1)
 big_files=$(find "$big" -type f | wc -l)
-big_f32=$(float32_bytes "$big")
+# The statistics contenders read a tree of float32 only (format A .bin, raw float32 that NumPy
+# loads with np.fromfile), so that both compute over exactly the same tensors.
+big32=$work/tree-f32
+small32=$work/tree-f32-small
+generate "$big32" "$tensors" "$bytes" '"bin": 1'
+generate "$small32" "$small_tensors" "$small_bytes" '"bin": 1'
+big_f32=$(float32_bytes "$big32")
 
 declare -A first_wall warm_wall warm_cpu warm_rss outputs
-contenders=(cp convert numpy stats)
 declare -A labels=(
     [cp]="cp -r TREE OUT"
     [convert]="dump-convert -d TREE -out OUT"
     [numpy]="numpy_convert.py TREE OUT"
-    [stats]="dump-parse --stats --dtype float32"
+    [stats]="dump-parse --stats -j2 F32TREE"
+    [numpy_stats]="numpy_stats.py F32TREE"
 )
 
 run_contender() {
@@ -144,7 +158,8 @@ run_contender() {
         cp) run "$name" cp -r "$tree" "$out" ;;
         convert) run "$name" "$dump_convert" -d "$tree" -out "$out" --no-progress ;;
         numpy) run "$name" "$python" bench/numpy_convert.py "$tree" "$out" ;;
-        stats) run "$name" "$dump_parse" --stats --dtype float32 "$tree" ;;
+        stats) run "$name" "$dump_parse" --stats -j2 "$tree" ;;
+        numpy_stats) run "$name" "$python" bench/numpy_stats.py "$tree" ;;
     esac
     if [[ -n $record_outputs && -d $out ]]; then
         outputs[$name]=$(find "$out" -type f | wc -l)
@@ -152,20 +167,24 @@ run_contender() {
     rm -rf "$out"
 }
 
-log "reading the tree once so that every contender starts from the same page cache"
+# tree_of NAME MIXED F32: the tree a contender reads.
+tree_of() { if [[ $1 == stats || $1 == numpy_stats ]]; then echo "$3"; else echo "$2"; fi; }
+
+log "reading the trees once so that every contender starts from the same page cache"
 warm_cache "$big"
+warm_cache "$big32"
 # The machine may be shared: the warm figure is the fastest of BENCH_WARM_RUNS runs.
 warm_runs=${BENCH_WARM_RUNS:-2}
 for ((round = 0; round <= warm_runs; round++)); do
     for name in "${contenders[@]}"; do
         if ((round == 0)); then
             log "first run: ${labels[$name]}"
-            run_contender "$name" "$big" record
+            run_contender "$name" "$(tree_of "$name" "$big" "$big32")" record
             first_wall[$name]=$wall
         else
             log "warm run $round/$warm_runs: ${labels[$name]}"
-            run_contender "$name" "$big"
-            if [[ -z ${warm_wall[$name]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$name]}" 'BEGIN { exit !(a < b) }'; then
+            run_contender "$name" "$(tree_of "$name" "$big" "$big32")"
+            if [[ -z ${warm_wall[$name]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$name]:-}" 'BEGIN { exit !(a < b) }'; then
                 warm_wall[$name]=$wall
                 warm_cpu[$name]=$cpu
             fi
@@ -179,10 +198,16 @@ done
 
 log "peak memory on the small tree"
 warm_cache "$small"
-run_contender convert "$small"
-small_rss_convert=$rss_mb
-run_contender stats "$small"
-small_rss_stats=$rss_mb
+warm_cache "$small32"
+small_rss_convert=n/a small_rss_stats=n/a
+if has convert; then
+    run_contender convert "$small"
+    small_rss_convert=$rss_mb
+fi
+if has stats; then
+    run_contender stats "$small32"
+    small_rss_stats=$rss_mb
+fi
 sync
 
 # --- report ------------------------------------------------------------------------------------
@@ -196,43 +221,50 @@ verdict() { # value op target
 # Peak RSS is flat when the big tree needs at most 25 % more, or at most one largest tensor
 # (64 MiB: a mapped file's pages count in RSS while it is read) more, than the small one.
 flat() {
-    awk -v s="$1" -v b="$2" 'BEGIN { print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
+    awk -v s="$1" -v b="$2" 'BEGIN { if (s == "n/a" || b == "") { print "n/a"; exit }
+        print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
 }
 gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
 
 echo
 echo "msdt whole-command benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $cores cores"
-echo "tree: $big_files files, about $tensors tensors, $(gb "$big_bytes") GB on disk" \
-    "($(gb "$big_f32") GB float32), generated by mkfixture; small tree $(gb "$small_disk") GB"
+if has cp || has convert || has numpy; then
+    echo "mixed tree: $big_files files, about $tensors tensors, $(gb "$big_bytes") GB on disk," \
+        "generated by mkfixture; small tree $(gb "$small_disk") GB"
+fi
+echo "float32 tree: $(find "$big32" -type f | wc -l) .bin files, $(gb "$big_f32") GB, for the statistics"
 echo "dump-convert runs with its default -j ($cores workers); cp and NumPy use one core"
 echo
 printf '%-34s %9s %9s %10s %9s %10s %8s\n' command "first s" "warm s" "warm MB/s" "warm cpu" "peak RSS" outputs
 for name in "${contenders[@]}"; do
     denominator=$big_bytes
-    [[ $name == stats ]] && denominator=$big_f32
-    printf '%-34s %9s %9s %10s %9s %7s MB %8s\n' "${labels[$name]}" "${first_wall[$name]}" \
-        "${warm_wall[$name]}" "$(awk -v b="$denominator" -v t="${warm_wall[$name]}" \
+    [[ $name == stats || $name == numpy_stats ]] && denominator=$big_f32
+    printf '%-34s %9s %9s %10s %9s %7s MB %8s\n' "${labels[$name]}" "${first_wall[$name]:-}" \
+        "${warm_wall[$name]:-}" "$(awk -v b="$denominator" -v t="${warm_wall[$name]:-}" \
             'BEGIN { if (t > 0) printf "%.0f", b / 1e6 / t; else print "n/a" }')" \
-        "${warm_cpu[$name]}" "${warm_rss[$name]}" "${outputs[$name]:--}"
+        "${warm_cpu[$name]:-}" "${warm_rss[$name]:-}" "${outputs[$name]:--}"
 done
 
-vs_cp=$(ratio "${warm_wall[cp]}" "${warm_wall[convert]}")
-vs_cp_first=$(ratio "${first_wall[cp]}" "${first_wall[convert]}")
-vs_numpy=$(ratio "${warm_wall[numpy]}" "${warm_wall[convert]}")
-vs_numpy_first=$(ratio "${first_wall[numpy]}" "${first_wall[convert]}")
-stats_per_core=$(awk -v b="$big_f32" -v c="${warm_cpu[stats]}" 'BEGIN { if (c > 0) printf "%.2f", b / 1e9 / c; else print "n/a" }')
-stats_wall=$(awk -v b="$big_f32" -v t="${warm_wall[stats]}" 'BEGIN { if (t > 0) printf "%.2f", b / 1e9 / t; else print "n/a" }')
-growth_convert=$(ratio "${warm_rss[convert]}" "$small_rss_convert")
-growth_stats=$(ratio "${warm_rss[stats]}" "$small_rss_stats")
+vs_cp=$(ratio "${warm_wall[cp]:-}" "${warm_wall[convert]:-}")
+vs_cp_first=$(ratio "${first_wall[cp]:-}" "${first_wall[convert]:-}")
+vs_numpy=$(ratio "${warm_wall[numpy]:-}" "${warm_wall[convert]:-}")
+vs_numpy_first=$(ratio "${first_wall[numpy]:-}" "${first_wall[convert]:-}")
+stats_vs_numpy=$(ratio "${warm_wall[numpy_stats]:-}" "${warm_wall[stats]:-}")
+stats_vs_numpy_first=$(ratio "${first_wall[numpy_stats]:-}" "${first_wall[stats]:-}")
+stats_per_core=$(awk -v b="$big_f32" -v c="${warm_cpu[stats]:-}" 'BEGIN { if (c > 0) printf "%.2f", b / 1e9 / c; else print "n/a" }')
+stats_wall=$(awk -v b="$big_f32" -v t="${warm_wall[stats]:-}" 'BEGIN { if (t > 0) printf "%.2f", b / 1e9 / t; else print "n/a" }')
+growth_convert=$(ratio "${warm_rss[convert]:-}" "$small_rss_convert")
+growth_stats=$(ratio "${warm_rss[stats]:-}" "$small_rss_stats")
 
 echo
 printf '%-44s %-26s %-8s %s\n' target measured wanted result
 row() { printf '%-44s %-26s %-8s %s\n' "$1" "$2" "$3" "$4"; }
 row "dump-convert speed / cp -r speed" "$vs_cp (first run $vs_cp_first)" ">= 0.8" "$(verdict "$vs_cp" ">=" 0.8)"
 row "dump-convert speed / NumPy speed" "$vs_numpy (first run $vs_numpy_first)" ">= 10" "$(verdict "$vs_numpy" ">=" 10)"
+row "dump-parse --stats -j2 speed / NumPy speed" "$stats_vs_numpy (first run $stats_vs_numpy_first)" ">= 10" "$(verdict "$stats_vs_numpy" ">=" 10)"
 row "dump-parse --stats GB/s per core (cpu time)" "$stats_per_core ($stats_wall GB/s wall)" ">= 1" "$(verdict "$stats_per_core" ">=" 1)"
-row "dump-convert peak RSS, small -> big tree" "$small_rss_convert -> ${warm_rss[convert]} MB (x$growth_convert)" "flat" "$(flat "$small_rss_convert" "${warm_rss[convert]}")"
-row "dump-parse --stats peak RSS, small -> big" "$small_rss_stats -> ${warm_rss[stats]} MB (x$growth_stats)" "flat" "$(flat "$small_rss_stats" "${warm_rss[stats]}")"
+row "dump-convert peak RSS, small -> big tree" "$small_rss_convert -> ${warm_rss[convert]:-} MB (x$growth_convert)" "flat" "$(flat "$small_rss_convert" "${warm_rss[convert]:-}")"
+row "dump-parse --stats peak RSS, small -> big" "$small_rss_stats -> ${warm_rss[stats]:-} MB (x$growth_stats)" "flat" "$(flat "$small_rss_stats" "${warm_rss[stats]:-}")"
 echo "(speed ratios are warm wall-clock times; 'per core' divides by user+system CPU seconds)"
 
 if ((failed)); then
@@ -241,8 +273,9 @@ if ((failed)); then
 fi
 if [[ ${BENCH_STRICT:-0} == 1 ]] && { [[ $vs_cp == n/a ]] || [[ $(verdict "$vs_cp" ">=" 0.8) != PASS ]] ||
     [[ $(verdict "$vs_numpy" ">=" 10) != PASS ]] || [[ $(verdict "$stats_per_core" ">=" 1) != PASS ]] ||
-    [[ $(flat "$small_rss_convert" "${warm_rss[convert]}") != PASS ]] ||
-    [[ $(flat "$small_rss_stats" "${warm_rss[stats]}") != PASS ]]; }; then
+    [[ $(verdict "$stats_vs_numpy" ">=" 10) != PASS ]] ||
+    [[ $(flat "$small_rss_convert" "${warm_rss[convert]:-}") != PASS ]] ||
+    [[ $(flat "$small_rss_stats" "${warm_rss[stats]:-}") != PASS ]]; }; then
     exit 1
 fi
 exit 0

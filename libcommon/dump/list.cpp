@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "dump/file_roles.h"
+#include "dump/file_workers.h"
 #include "table/format.h"
 #include "tensor/layout.h"
 
@@ -158,41 +159,41 @@ struct Lister {
   table::Sink& sink;
   Diagnostics& diagnostics;
 
-  void file(const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
-    auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
-    auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
-      if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
-      if (!filter.accepts(directory.where, file, tensor)) return;
-      TensorRow row = make_row(directory, file, tensor);
-      if (options.stats) {
-        if (tensor.statistics)
-          row.stats = stats_from_statistic_row(*tensor.statistics);
-        else if (tensor.view)
-          row.stats = stats_from_tensor(compute_stats(*tensor.view));
-        else
-          row.stats = no_stats();
-      }
-      sink.row(row_record(row, options.stats));
-    });
-    if (status) report_read_failure(file, contents, *status, diagnostics);
+  // On a worker: the row of one tensor, with its statistics, or nothing when filtered out.
+  std::optional<TensorRow> row_of(const DumpDirectory& directory, const DumpFile& file,
+                                  const DumpTensor& tensor, unsigned stats_jobs,
+                                  DeferredDiagnostics& problems) const {
+    if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend, problems);
+    if (!filter.accepts(directory.where, file, tensor)) return std::nullopt;
+    TensorRow row = make_row(directory, file, tensor);
+    if (options.stats) {
+      if (tensor.statistics)
+        row.stats = stats_from_statistic_row(*tensor.statistics);
+      else if (tensor.view)
+        row.stats = stats_from_tensor(compute_stats(*tensor.view, stats_jobs));
+      else
+        row.stats = no_stats();
+    }
+    return row;
   }
 
   // A value outside the enums may come from a newer CANN: the tensor is still listed (without a
   // dtype, or with the number as its format), and the user is told why its values are missing.
-  void warn_unknown_enums(const DumpFile& file, const AscendTensor& tensor) {
+  static void warn_unknown_enums(const DumpFile& file, const AscendTensor& tensor,
+                                 DeferredDiagnostics& problems) {
     std::string where = fmt::format("{} {}", kind_name(tensor.kind), tensor.index);
     if (ascend_dtype_name(tensor.data_type).empty())
-      diagnostics.warning(
+      problems.warning(
           file.display,
           Error::at_offset(
               tensor.payload_offset,
               fmt::format("{}: data_type {} is not an OutputDataType; values not decoded", where,
                           tensor.data_type)));
     if (ascend_format_name(tensor.format).empty())
-      diagnostics.warning(
-          file.display, Error::at_offset(tensor.payload_offset,
-                                         fmt::format("{}: format {} is not an OutputFormat", where,
-                                                     tensor.format)));
+      problems.warning(file.display, Error::at_offset(tensor.payload_offset,
+                                                      fmt::format("{}: format {} is not an "
+                                                                  "OutputFormat",
+                                                                  where, tensor.format)));
   }
 
   void directory(const DumpDirectory& directory) {
@@ -202,16 +203,24 @@ struct Lister {
     bool has_tensors =
         std::any_of(directory.files.begin(), directory.files.end(),
                     [](const DumpFile& f) { return kind_holds_tensors(f.name.kind); });
+    std::vector<const DumpFile*> files;
     for (const DumpFile& f : directory.files) {
       if (kind_is_side_file(f.name.kind)) continue;
       if (f.name.kind == FileKind::StatisticCsv && has_tensors) continue;
-      auto mapped = open_dump_file(f);
-      if (!mapped) {
-        diagnostics.error(f.display, mapped.error());
-        continue;
-      }
-      file(directory, f, (*mapped)->bytes());
+      files.push_back(&f);
     }
+    // Files are read and their statistics computed on options.jobs workers; rows reach the
+    // sink in file order.
+    read_files_in_order<TensorRow>(
+        files, options.jobs,
+        [&](const DumpFile& file, const DumpTensor& tensor, unsigned stats_jobs,
+            DeferredDiagnostics& problems) {
+          return row_of(directory, file, tensor, stats_jobs, problems);
+        },
+        [&](const DumpFile&, std::vector<TensorRow>&& rows) {
+          for (const TensorRow& row : rows) sink.row(row_record(row, options.stats));
+        },
+        diagnostics);
   }
 };
 

@@ -33,6 +33,8 @@ struct ListOptions {
   bool header = true;
   bool stats = false;
   Selection selection;
+  // Workers reading files and computing statistics at once (-j); rows keep the walk's order.
+  unsigned jobs = 1;
 };
 
 // One tensor as the sinks see it: plain values, independent of the file's bytes.

@@ -1,319 +1,173 @@
 #include "tensor/stats.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "io/parallel.h"
+#include "tensor/stats_kernel.h"
+
 namespace msdt {
+
+using stats_detail::BlockSums;
+using stats_detail::kBlock;
+using stats_detail::KernelTable;
+using stats_detail::load;
+
 namespace {
 
-// Elements are decoded a block at a time into doubles, so that the block stays in L1 and the
-// kernel below is shared by every dtype. A multiple of 8 keeps packed blocks byte-aligned.
-constexpr size_t kBlock = 2048;
-constexpr int kLanes = 4;  // independent accumulators, so that additions do not wait on each other
+constexpr uint64_t kChunk = uint64_t{1} << 20;  // elements; a multiple of kBlock and of 8
 
-// Statistics of one block, with the sums shifted by `shift` (close to the mean) so that the
-// block's variance does not suffer from cancellation (the "shifted data" algorithm).
-template <class Acc>
-struct BlockSums {
-  uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0, finite = 0;
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-  Acc shifted_sum = 0, shifted_sq = 0, abs_sum = 0, sq_sum = 0;
-};
-
-template <class Acc>
-BlockSums<Acc> sum_block(const double* values, size_t n, double shift) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  uint64_t nan[kLanes] = {}, pinf[kLanes] = {}, ninf[kLanes] = {}, zero[kLanes] = {},
-           neg[kLanes] = {}, pos[kLanes] = {}, fin[kLanes] = {};
-  double mn[kLanes], mx[kLanes];
-  Acc s[kLanes] = {}, ss[kLanes] = {}, as[kLanes] = {}, sq[kLanes] = {};
-  for (int j = 0; j < kLanes; ++j) {
-    mn[j] = kInf;
-    mx[j] = -kInf;
-  }
-  auto step = [&](int j, double x) {
-    // Branch-free: comparisons with NaN are false, and x - x is 0 only for finite x.
-    bool finite = (x - x) == 0;
-    nan[j] += x != x;
-    pinf[j] += x == kInf;
-    ninf[j] += x == -kInf;
-    zero[j] += x == 0;  // true for -0.0 as well
-    neg[j] += x < 0;
-    pos[j] += x > 0;
-    fin[j] += finite;
-    mn[j] = x < mn[j] ? x : mn[j];
-    mx[j] = x > mx[j] ? x : mx[j];
-    Acc v = finite ? static_cast<Acc>(x) : Acc(0);
-    Acc d = finite ? v - static_cast<Acc>(shift) : Acc(0);
-    s[j] += d;
-    ss[j] += d * d;
-    as[j] += v < 0 ? -v : v;
-    sq[j] += v * v;
-  };
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) step(j, values[i + j]);
-  for (int j = 0; i < n; ++i, ++j) step(j, values[i]);
-
-  BlockSums<Acc> out;
-  for (int j = 0; j < kLanes; ++j) {
-    out.nan += nan[j];
-    out.pos_inf += pinf[j];
-    out.neg_inf += ninf[j];
-    out.zero += zero[j];
-    out.negative += neg[j];
-    out.positive += pos[j];
-    out.finite += fin[j];
-    out.min = std::min(out.min, mn[j]);
-    out.max = std::max(out.max, mx[j]);
-    out.shifted_sum += s[j];
-    out.shifted_sq += ss[j];
-    out.abs_sum += as[j];
-    out.sq_sum += sq[j];
-  }
-  return out;
+void scalar_half(const std::byte* p, size_t n, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = half_to_float(load<uint16_t>(p, i));
+}
+void scalar_bfloat16(const std::byte* p, size_t n, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(load<uint16_t>(p, i));
 }
 
-// The same sums as sum_block in double, on two-lane vectors (SSE2/NEON width, so no -march is
-// needed): the hot loop for every dtype. Non-finite lanes are masked out of the sums with a bitwise
-// and; positive is derived, since each non-NaN value is < 0, == 0 or > 0.
-using V2d = double __attribute__((vector_size(16)));
-using V2i = int64_t __attribute__((vector_size(16)));
+constexpr KernelTable kScalar{stats_detail::scalar_float_block<float, double>,
+                              stats_detail::scalar_float_block<double, double>,
+                              stats_detail::scalar_int_block<int32_t>,
+                              stats_detail::scalar_int_block<int64_t>,
+                              stats_detail::scalar_int_block<uint64_t>,
+                              stats_detail::scalar_float_block<float, double>,
+                              scalar_half,
+                              scalar_bfloat16};
 
-inline V2d select(V2i mask, V2d a, V2d b) {
-  return reinterpret_cast<V2d>((reinterpret_cast<V2i>(a) & mask) |
-                               (reinterpret_cast<V2i>(b) & ~mask));
+bool cpu_has(StatsPath path) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  switch (path) {
+    case StatsPath::Sse2:
+      return true;
+    case StatsPath::Avx2:
+      // Every CPU with AVX2 has F16C (Ivy Bridge and Piledriver came first); clang's
+      // __builtin_cpu_supports does not know "f16c".
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("bmi2");
+    case StatsPath::Avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("bmi2");
+    default:
+      return path == StatsPath::Scalar;
+  }
+#else
+  return path == StatsPath::Scalar || (path == StatsPath::Neon && stats_detail::neon_kernels());
+#endif
 }
 
-BlockSums<double> fast_sum_block(const double* values, size_t n, double shift) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  constexpr int kVectors = 2;  // two independent accumulator sets hide the add latency
-  const V2d inf = {kInf, kInf}, ninf = {-kInf, -kInf}, zero = {0, 0}, shift_v = {shift, shift};
-  const V2i sign_mask = {INT64_MAX, INT64_MAX};
-  V2i nan_c[kVectors] = {}, pinf_c[kVectors] = {}, ninf_c[kVectors] = {}, zero_c[kVectors] = {},
-      neg_c[kVectors] = {};
-  V2d mn[kVectors], mx[kVectors], s[kVectors] = {}, ss[kVectors] = {}, as[kVectors] = {},
-                                  sq[kVectors] = {};
-  for (int j = 0; j < kVectors; ++j) {
-    mn[j] = inf;
-    mx[j] = ninf;
-  }
-  size_t i = 0;
-  for (; i + 2 * kVectors <= n; i += 2 * kVectors) {
-    for (int j = 0; j < kVectors; ++j) {
-      V2d x;
-      std::memcpy(&x, values + i + 2 * j, sizeof x);
-      V2i finite = (x - x) == zero;
-      // Comparisons give -1 for true, so subtracting counts.
-      nan_c[j] -= x != x;
-      pinf_c[j] -= x == inf;
-      ninf_c[j] -= x == ninf;
-      zero_c[j] -= x == zero;
-      neg_c[j] -= x < zero;
-      mn[j] = select(x < mn[j], x, mn[j]);
-      mx[j] = select(x > mx[j], x, mx[j]);
-      V2d v = reinterpret_cast<V2d>(reinterpret_cast<V2i>(x) & finite);
-      V2d d = reinterpret_cast<V2d>(reinterpret_cast<V2i>(x - shift_v) & finite);
-      s[j] += d;
-      ss[j] += d * d;
-      as[j] += reinterpret_cast<V2d>(reinterpret_cast<V2i>(v) & sign_mask);
-      sq[j] += v * v;
-    }
-  }
-  uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zeros = 0, negative = 0;
-  BlockSums<double> out = sum_block<double>(values + i, n - i, shift);  // the tail
-  for (int j = 0; j < kVectors; ++j) {
-    for (int k = 0; k < 2; ++k) {
-      nan += static_cast<uint64_t>(nan_c[j][k]);
-      pos_inf += static_cast<uint64_t>(pinf_c[j][k]);
-      neg_inf += static_cast<uint64_t>(ninf_c[j][k]);
-      zeros += static_cast<uint64_t>(zero_c[j][k]);
-      negative += static_cast<uint64_t>(neg_c[j][k]);
-      out.min = std::min(out.min, mn[j][k]);
-      out.max = std::max(out.max, mx[j][k]);
-      out.shifted_sum += s[j][k];
-      out.shifted_sq += ss[j][k];
-      out.abs_sum += as[j][k];
-      out.sq_sum += sq[j][k];
-    }
-  }
-  out.nan += nan;
-  out.pos_inf += pos_inf;
-  out.neg_inf += neg_inf;
-  out.zero += zeros;
-  out.negative += negative;
-  out.positive += i - nan - zeros - negative;
-  out.finite += i - nan - pos_inf - neg_inf;
-  return out;
+const KernelTable& table_of(StatsPath path) {
+  if (path == StatsPath::Neon && stats_detail::neon_kernels()) return *stats_detail::neon_kernels();
+  if (const KernelTable* t = stats_detail::x86_kernels(path)) return *t;
+  return kScalar;
 }
-
-// Running totals; blocks are merged with Chan et al.'s pairwise formula for the second moment.
-template <class Acc>
-struct Totals {
-  uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0, finite = 0;
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-  Acc mean = 0, m2 = 0, abs_sum = 0, sq_sum = 0;
-
-  void add(const double* values, size_t n) {
-    double shift = 0;
-    if (finite > 0) {
-      shift = static_cast<double>(mean);
-    } else {
-      for (size_t i = 0; i < n; ++i)
-        if (std::isfinite(values[i])) {
-          shift = values[i];
-          break;
-        }
-    }
-    BlockSums<double> fast = fast_sum_block(values, n, shift);
-    // Squares of float64 values can overflow a double; long double has the range for them.
-    if (std::isfinite(fast.shifted_sq) && std::isfinite(fast.sq_sum) &&
-        std::isfinite(fast.shifted_sum) && std::isfinite(fast.abs_sum))
-      merge(fast, shift);
-    else
-      merge(sum_block<Acc>(values, n, shift), shift);
-  }
-
-  template <class B>
-  void merge(const B& b, double shift) {
-    nan += b.nan;
-    pos_inf += b.pos_inf;
-    neg_inf += b.neg_inf;
-    zero += b.zero;
-    negative += b.negative;
-    positive += b.positive;
-    min = std::min(min, b.min);
-    max = std::max(max, b.max);
-    abs_sum += b.abs_sum;
-    sq_sum += b.sq_sum;
-    if (b.finite == 0) return;
-    Acc nb = static_cast<Acc>(b.finite);
-    Acc block_mean = static_cast<Acc>(shift) + b.shifted_sum / nb;
-    Acc block_m2 = b.shifted_sq - b.shifted_sum * b.shifted_sum / nb;
-    if (block_m2 < 0) block_m2 = 0;
-    Acc na = static_cast<Acc>(finite);
-    Acc n_total = na + nb;
-    Acc delta = block_mean - mean;
-    mean += delta * (nb / n_total);
-    m2 += block_m2 + delta * delta * (na * nb / n_total);
-    finite += b.finite;
-  }
-
-  void fill(TensorStats& stats) const {
-    stats.nan = nan;
-    stats.pos_inf = pos_inf;
-    stats.neg_inf = neg_inf;
-    stats.zero = zero;
-    stats.negative = negative;
-    stats.positive = positive;
-    if (stats.count > nan) {
-      stats.min = min;
-      stats.max = max;
-    }
-    if (finite > 0) {
-      Acc n = static_cast<Acc>(finite);
-      stats.mean = static_cast<double>(mean);
-      stats.std = static_cast<double>(std::sqrt(m2 / n));
-      stats.abs_mean = static_cast<double>(abs_sum / n);
-      stats.l2norm = static_cast<double>(std::sqrt(sq_sum));
-    }
-  }
-};
 
 float float4_e2m1_value(unsigned nibble) {
   static constexpr float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
   return (nibble & 8u) ? -kMagnitudes[nibble & 7u] : kMagnitudes[nibble & 7u];
 }
 
-// Decodes elements [first, first + n) into doubles; `first` is a multiple of kBlock, so packed
-// elements start on a byte boundary. Returns false for dtypes without numeric statistics.
-bool decode(DType dtype, const std::byte* data, uint64_t first, size_t n, double* out) {
-  auto typed = [&](auto tag) {
-    using T = decltype(tag);
-    const std::byte* p = data + first * sizeof(T);
-    T tmp[kBlock];
-    std::memcpy(tmp, p, n * sizeof(T));  // data may be unaligned inside a mapped file
-    for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(tmp[i]);
-  };
+// Which kernel a dtype goes through, after widening it to the kernel's element type.
+enum class Route { None, F32, F64, Half, BFloat16, ByteFloat, I32Native, I32Widened, I64, U64 };
+
+Route route_of(DType dtype) {
+  switch (dtype) {
+    case DType::Float32:
+      return Route::F32;
+    case DType::Float64:
+      return Route::F64;
+    case DType::Float16:
+      return Route::Half;
+    case DType::BFloat16:
+      return Route::BFloat16;
+    case DType::Float8E4M3FN:
+    case DType::Float8E5M2:
+    case DType::Float8E8M0:
+    case DType::Float4E2M1:
+      return Route::ByteFloat;
+    case DType::Int32:
+      return Route::I32Native;
+    case DType::Bool:
+    case DType::Int2:
+    case DType::Int4:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::UInt1:
+    case DType::UInt2:
+    case DType::UInt8:
+    case DType::UInt16:
+      return Route::I32Widened;
+    case DType::UInt32:
+    case DType::Int64:
+      return Route::I64;
+    case DType::UInt64:
+      return Route::U64;
+    default:
+      return Route::None;  // complex, string and encodings without a documented layout
+  }
+}
+
+// Elements [first, first + n) of the sub-float dtypes as floats (exact); `first` is a multiple
+// of 8, so packed elements start on a byte boundary.
+void decode_floats(DType dtype, const std::byte* data, uint64_t first, size_t n, float* out) {
   auto bytes = [&](auto convert) {
     const std::byte* p = data + first;
     for (size_t i = 0; i < n; ++i) out[i] = convert(static_cast<uint8_t>(p[i]));
   };
-  auto halves = [&](auto convert) {
-    uint16_t tmp[kBlock];
-    std::memcpy(tmp, data + first * 2, n * 2);  // little-endian host (dump spec §0)
-    for (size_t i = 0; i < n; ++i) out[i] = convert(tmp[i]);
-  };
   switch (dtype) {
-    case DType::Float32:
-      typed(float{});
-      return true;
-    case DType::Float64:
-      typed(double{});
-      return true;
-    case DType::Int8:
-      typed(int8_t{});
-      return true;
-    case DType::UInt8:
-      typed(uint8_t{});
-      return true;
-    case DType::Int16:
-      typed(int16_t{});
-      return true;
-    case DType::UInt16:
-      typed(uint16_t{});
-      return true;
-    case DType::Int32:
-      typed(int32_t{});
-      return true;
-    case DType::UInt32:
-      typed(uint32_t{});
-      return true;
-    case DType::Int64:
-      typed(int64_t{});
-      return true;
-    case DType::UInt64:
-      typed(uint64_t{});
-      return true;
-    case DType::Bool:
-      bytes([](uint8_t b) { return b != 0 ? 1.0 : 0.0; });
-      return true;
-    case DType::Float16:
-      halves(half_to_float);
-      return true;
-    case DType::BFloat16:
-      halves(bfloat16_to_float);
-      return true;
     case DType::Float8E4M3FN:
       bytes(float8_e4m3fn_to_float);
-      return true;
+      return;
     case DType::Float8E5M2:
       bytes(float8_e5m2_to_float);
-      return true;
+      return;
     case DType::Float8E8M0:
       // A pure power of two 2^(e-127); 0xFF is NaN (OCP MX E8M0).
       bytes([](uint8_t b) {
-        return b == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, b - 127);
+        return b == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, b - 127);
       });
-      return true;
-    case DType::Int4:
-    case DType::Float4E2M1: {
-      // Two elements per byte, low nibble first (dump spec §5.2, SplitInt8ToInt4x2).
+      return;
+    default: {  // Float4E2M1: two elements per byte, low nibble first (dump spec §5.2)
       const std::byte* p = data + first / 2;
-      bool is_int = dtype == DType::Int4;
+      for (size_t i = 0; i < n; ++i) {
+        unsigned byte = static_cast<uint8_t>(p[i / 2]);
+        out[i] = float4_e2m1_value((i % 2 == 0) ? (byte & 0xFu) : (byte >> 4));
+      }
+    }
+  }
+}
+
+// The small integer dtypes as int32 (exact).
+void decode_ints(DType dtype, const std::byte* data, uint64_t first, size_t n, int32_t* out) {
+  auto typed = [&](auto tag) {
+    using T = decltype(tag);
+    for (size_t i = 0; i < n; ++i) out[i] = load<T>(data + first * sizeof(T), i);
+  };
+  switch (dtype) {
+    case DType::Int8:
+      return typed(int8_t{});
+    case DType::UInt8:
+      return typed(uint8_t{});
+    case DType::Int16:
+      return typed(int16_t{});
+    case DType::UInt16:
+      return typed(uint16_t{});
+    case DType::Bool:
+      for (size_t i = 0; i < n; ++i) out[i] = data[first + i] != std::byte{0};
+      return;
+    case DType::Int4: {
+      // Two elements per byte, low nibble first, sign-extended (dump spec §5.2).
+      const std::byte* p = data + first / 2;
       for (size_t i = 0; i < n; ++i) {
         unsigned byte = static_cast<uint8_t>(p[i / 2]);
         unsigned nibble = (i % 2 == 0) ? (byte & 0xFu) : (byte >> 4);
-        out[i] = is_int ? static_cast<double>(static_cast<int>(nibble ^ 8u) - 8)
-                        : float4_e2m1_value(nibble);
+        out[i] = static_cast<int>(nibble ^ 8u) - 8;
       }
-      return true;
+      return;
     }
     case DType::Int2:
     case DType::UInt2: {
@@ -321,49 +175,232 @@ bool decode(DType dtype, const std::byte* data, uint64_t first, size_t n, double
       const std::byte* p = data + first / 4;
       for (size_t i = 0; i < n; ++i) {
         unsigned bits = (static_cast<uint8_t>(p[i / 4]) >> (2 * (i % 4))) & 3u;
-        out[i] = dtype == DType::Int2 ? static_cast<double>(static_cast<int>(bits ^ 2u) - 2)
-                                      : static_cast<double>(bits);
+        out[i] = dtype == DType::Int2 ? static_cast<int>(bits ^ 2u) - 2 : static_cast<int>(bits);
       }
-      return true;
+      return;
     }
-    case DType::UInt1: {
-      // Most significant bit first, as np.unpackbits (msaccucmp, dump spec §5.5).
+    default: {  // UInt1: most significant bit first, as np.unpackbits (dump spec §5.5)
       const std::byte* p = data + first / 8;
       for (size_t i = 0; i < n; ++i) out[i] = (static_cast<uint8_t>(p[i / 8]) >> (7 - i % 8)) & 1u;
-      return true;
     }
-    default:
-      return false;  // complex, string and encodings without a documented layout
   }
-}
-
-template <class Acc>
-void accumulate(const TensorView& tensor, uint64_t count, TensorStats& stats) {
-  Totals<Acc> totals;
-  double values[kBlock];
-  for (uint64_t first = 0; first < count; first += kBlock) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, count - first));
-    if (!decode(tensor.dtype, reinterpret_cast<const std::byte*>(tensor.data.data()), first, n,
-                values))
-      return;
-    totals.add(values, n);
-  }
-  totals.fill(stats);
 }
 
 }  // namespace
 
-TensorStats compute_stats(const TensorView& tensor) {
+std::string_view stats_path_name(StatsPath path) {
+  switch (path) {
+    case StatsPath::Scalar:
+      return "scalar";
+    case StatsPath::Sse2:
+      return "sse2";
+    case StatsPath::Avx2:
+      return "avx2";
+    case StatsPath::Avx512:
+      return "avx512";
+    case StatsPath::Neon:
+      return "neon";
+  }
+  return "?";
+}
+
+const std::vector<StatsPath>& supported_stats_paths() {
+  static const std::vector<StatsPath> paths = [] {
+    std::vector<StatsPath> out;
+    for (StatsPath p : {StatsPath::Scalar, StatsPath::Sse2, StatsPath::Avx2, StatsPath::Avx512,
+                        StatsPath::Neon}) {
+      bool compiled = p == StatsPath::Scalar ||
+                      (p == StatsPath::Neon ? stats_detail::neon_kernels() != nullptr
+                                            : stats_detail::x86_kernels(p) != nullptr);
+      if (compiled && cpu_has(p)) out.push_back(p);
+    }
+    return out;
+  }();
+  return paths;
+}
+
+StatsPath best_stats_path() { return supported_stats_paths().back(); }
+
+StatsAccumulator::StatsAccumulator(StatsPath path)
+    : path_(path),
+      min_(std::numeric_limits<double>::infinity()),
+      max_(-std::numeric_limits<double>::infinity()),
+      imin_(std::numeric_limits<int64_t>::max()),
+      imax_(std::numeric_limits<int64_t>::min()),
+      umin_(std::numeric_limits<uint64_t>::max()),
+      umax_(0) {}
+
+void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n) {
+  Route route = route_of(tensor.dtype);
+  if (route == Route::None || n == 0) return;
+  const KernelTable& k = table_of(path_);
+  const auto* data = reinterpret_cast<const std::byte*>(tensor.data.data());
+  integer_ = route >= Route::I32Native;
+  unsigned_ = route == Route::U64;
+  alignas(64) float floats[kBlock];
+  alignas(64) int32_t ints[kBlock];
+  alignas(64) int64_t longs[kBlock];
+  BlockSums block;
+  for (uint64_t at = first; at < first + n; at += kBlock) {
+    size_t len = static_cast<size_t>(std::min<uint64_t>(kBlock, first + n - at));
+    const auto* as_floats = reinterpret_cast<const std::byte*>(floats);
+    switch (route) {
+      case Route::F32:
+        k.f32(data + at * 4, len, block);
+        break;
+      case Route::F64:
+        k.f64(data + at * 8, len, block);
+        break;
+      case Route::Half:
+        k.half(data + at * 2, len, floats);
+        k.f32_small_grid(as_floats, len, block);
+        break;
+      case Route::BFloat16:
+        k.bfloat16(data + at * 2, len, floats);
+        k.f32(as_floats, len, block);
+        break;
+      case Route::ByteFloat:
+        decode_floats(tensor.dtype, data, at, len, floats);
+        // E8M0 spans 2^-127..2^127: not on the small grid.
+        (tensor.dtype == DType::Float8E8M0 ? k.f32 : k.f32_small_grid)(as_floats, len, block);
+        break;
+      case Route::I32Native:
+        k.i32(data + at * 4, len, block);
+        break;
+      case Route::I32Widened:
+        decode_ints(tensor.dtype, data, at, len, ints);
+        k.i32(reinterpret_cast<const std::byte*>(ints), len, block);
+        break;
+      case Route::I64:
+        if (tensor.dtype == DType::UInt32) {
+          for (size_t i = 0; i < len; ++i) longs[i] = load<uint32_t>(data + at * 4, i);
+          k.i64(reinterpret_cast<const std::byte*>(longs), len, block);
+        } else {
+          k.i64(data + at * 8, len, block);
+        }
+        break;
+      case Route::U64:
+        k.u64(data + at * 8, len, block);
+        break;
+      case Route::None:
+        return;
+    }
+    add_block(block);
+  }
+}
+
+void StatsAccumulator::add_block(const BlockSums& b) {
+  StatsAccumulator one(path_);
+  one.integer_ = integer_;
+  one.unsigned_ = unsigned_;
+  one.seen_ = b.count;
+  one.nan_ = b.nan;
+  one.pos_inf_ = b.pos_inf;
+  one.neg_inf_ = b.neg_inf;
+  one.zero_ = b.zero;
+  one.negative_ = b.negative;
+  one.finite_ = b.finite;
+  one.min_ = b.min;
+  one.max_ = b.max;
+  one.imin_ = b.imin;
+  one.imax_ = b.imax;
+  one.umin_ = b.umin;
+  one.umax_ = b.umax;
+  one.sum_ = b.sum;
+  one.sum_err_ = b.sum_err;
+  one.abs_sum_ = b.abs_sum;
+  one.sq_sum_ = b.sq_sum;
+  one.m2_ = b.m2;
+  merge(one);
+}
+
+void StatsAccumulator::merge(const StatsAccumulator& later) {
+  if (later.seen_ == 0) return;
+  integer_ = later.integer_;
+  unsigned_ = later.unsigned_;
+  seen_ += later.seen_;
+  nan_ += later.nan_;
+  pos_inf_ += later.pos_inf_;
+  neg_inf_ += later.neg_inf_;
+  zero_ += later.zero_;
+  negative_ += later.negative_;
+  min_ = std::min(min_, later.min_);
+  max_ = std::max(max_, later.max_);
+  imin_ = std::min(imin_, later.imin_);
+  imax_ = std::max(imax_, later.imax_);
+  umin_ = std::min(umin_, later.umin_);
+  umax_ = std::max(umax_, later.umax_);
+  if (later.finite_ == 0) return;
+  abs_sum_ += later.abs_sum_;
+  sq_sum_ += later.sq_sum_;
+  if (finite_ == 0) {
+    m2_ = later.m2_;
+  } else {
+    // Chan et al.: the second moments about each part's mean, plus the spread of the means.
+    long double na = static_cast<long double>(finite_),
+                nb = static_cast<long double>(later.finite_);
+    long double delta = (later.sum_ + later.sum_err_) / nb - (sum_ + sum_err_) / na;
+    m2_ += later.m2_ + delta * delta * (na * nb / (na + nb));
+  }
+  // The sums stay compensated: TwoSum of the leading parts, the errors added.
+  stats_detail::two_sum(sum_, sum_err_, later.sum_);
+  sum_err_ += later.sum_err_;
+  finite_ += later.finite_;
+}
+
+void StatsAccumulator::fill(TensorStats& stats) const {
+  stats.nan = nan_;
+  stats.pos_inf = pos_inf_;
+  stats.neg_inf = neg_inf_;
+  stats.zero = zero_;
+  stats.negative = negative_;
+  stats.positive = seen_ - nan_ - zero_ - negative_;
+  if (seen_ > nan_) {
+    if (integer_ && unsigned_) {
+      stats.exact_min = umin_;
+      stats.exact_max = umax_;
+      stats.min = static_cast<double>(umin_);
+      stats.max = static_cast<double>(umax_);
+    } else if (integer_) {
+      stats.exact_min = imin_;
+      stats.exact_max = imax_;
+      stats.min = static_cast<double>(imin_);
+      stats.max = static_cast<double>(imax_);
+    } else {
+      stats.min = min_ == 0 ? 0.0 : min_;
+      stats.max = max_ == 0 ? 0.0 : max_;
+    }
+  }
+  if (finite_ > 0) {
+    long double n = static_cast<long double>(finite_);
+    stats.mean = static_cast<double>((sum_ + sum_err_) / n);
+    stats.std = static_cast<double>(std::sqrt(m2_ / n));
+    stats.abs_mean = static_cast<double>(abs_sum_ / n);
+    stats.l2norm = static_cast<double>(std::sqrt(sq_sum_));
+  }
+}
+
+TensorStats compute_stats(const TensorView& tensor) { return compute_stats(tensor, 1); }
+
+TensorStats compute_stats(const TensorView& tensor, unsigned jobs, StatsPath path) {
   TensorStats stats;
   auto count = element_count(tensor.shape);
   if (!count) return stats;
   stats.count = *count;
   unsigned bits = dtype_bits(tensor.dtype);
-  if (bits == 0) return stats;
+  if (bits == 0 || route_of(tensor.dtype) == Route::None) return stats;
   // Never read past the view, even if a caller built it shorter than the shape says.
   uint64_t available = tensor.data.size() / bits * 8 + (tensor.data.size() % bits) * 8 / bits;
   uint64_t usable = std::min(*count, available);
-  accumulate<long double>(tensor, usable, stats);
+  size_t chunks = static_cast<size_t>((usable + kChunk - 1) / kChunk);
+  std::vector<StatsAccumulator> parts(chunks, StatsAccumulator(path));
+  parallel_for(chunks, jobs, [&](size_t c) {
+    uint64_t first = c * kChunk;
+    parts[c].add(tensor, first, std::min(kChunk, usable - first));
+  });
+  StatsAccumulator total(path);
+  for (const auto& part : parts) total.merge(part);
+  total.fill(stats);
   return stats;
 }
 

@@ -11,11 +11,17 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include "tensor/dtype.h"
 
 namespace msdt {
+
+namespace stats_detail {
+struct BlockSums;
+}
 
 // An integer statistic kept exact (int64 and uint64 extremes beyond 2^53 do not go through double).
 using ExactInteger = std::variant<int64_t, uint64_t>;
@@ -29,7 +35,50 @@ struct TensorStats {
   uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0;
 };
 
-// Reads each element once; bounded memory whatever the tensor size.
+// Accuracy: sums are compensated (TwoSum in double, merged in long double), the second moment is
+// the two-pass one per block of 1024 elements merged with Chan's formula, and integer sums are
+// exact; mean, std, abs_mean and l2norm are at least as accurate as NumPy's float64 pairwise sums.
+// Zero extremes are reported as +0.0 whatever the sign of the zeros.
+
+// The instruction sets a kernel can use. Scalar is the portable reference the others are tested
+// against; the rest exist only where the CPU (and the build's architecture) has them.
+enum class StatsPath : uint8_t { Scalar, Sse2, Avx2, Avx512, Neon };
+std::string_view stats_path_name(StatsPath path);  // "scalar", "sse2", "avx2", "avx512", "neon"
+// The paths this binary and this CPU support, narrowest first; the last is the default.
+const std::vector<StatsPath>& supported_stats_paths();
+StatsPath best_stats_path();
+
+// Statistics over parts of one tensor, to be merged in order: the chunk API behind the parallel
+// compute_stats, for callers that schedule the chunks themselves.
+class StatsAccumulator {
+ public:
+  // `path` must be one of supported_stats_paths().
+  explicit StatsAccumulator(StatsPath path = best_stats_path());
+  // Adds elements [first, first + n) of `tensor` (whose data must hold them); `first` must be a
+  // multiple of 8 so that packed elements start on a byte boundary. Dtypes with count only
+  // (complex, string, undecoded encodings) add nothing.
+  void add(const TensorView& tensor, uint64_t first, uint64_t n);
+  // Appends the elements `later` has seen (after this accumulator's ones).
+  void merge(const StatsAccumulator& later);
+  // Every field but count, which the caller knows from the shape.
+  void fill(TensorStats& stats) const;
+
+ private:
+  void add_block(const stats_detail::BlockSums& block);
+
+  StatsPath path_;
+  bool integer_ = false, unsigned_ = false;
+  uint64_t seen_ = 0, nan_ = 0, pos_inf_ = 0, neg_inf_ = 0, zero_ = 0, negative_ = 0, finite_ = 0;
+  double min_, max_;
+  int64_t imin_, imax_;
+  uint64_t umin_, umax_;
+  long double sum_ = 0, sum_err_ = 0, abs_sum_ = 0, sq_sum_ = 0, m2_ = 0;
+};
+
+// Reads each element once; bounded memory whatever the tensor size. The tensor is cut into
+// chunks of 2^20 elements whatever `jobs`, so the result does not depend on the worker count.
 TensorStats compute_stats(const TensorView& tensor);
+TensorStats compute_stats(const TensorView& tensor, unsigned jobs,
+                          StatsPath path = best_stats_path());
 
 }  // namespace msdt

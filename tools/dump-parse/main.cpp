@@ -10,6 +10,7 @@
 #include "dump/select_options.h"
 #include "dump/show.h"
 #include "io/cli.h"
+#include "io/parallel.h"
 #include "io/report.h"
 #include "io/stdout.h"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   msdt::dump::ListOptions list;
   msdt::dump::ShowOptions show;
   bool show_file = false, summary = false, csv = false, json = false, no_header = false;
+  std::optional<long long> jobs;
 
   app.add_option("paths", paths, "dump files or directories (recursive); - reads standard input");
   auto* csv_flag = app.add_flag("--csv", csv, "CSV (RFC 4180) with a header line");
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
       app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
   auto* stats_flag =
       app.add_flag("--stats", list.stats, "add count, min, max, mean, std, ... per tensor");
+  auto* jobs_option =
+      app.add_option("-j,--jobs", jobs, "parallel workers for --stats (default: all cores)");
   msdt::dump::add_selection_options(app, list.selection);
   auto* show_flag = app.add_flag("--show", show_file, "everything about one file (the PATH)");
   app.add_option("--max-elements", show.max_elements, "values printed by --show (default 1000)")
@@ -44,7 +48,7 @@ int main(int argc, char** argv) {
   // --show and --summary print one document each: options that shape the listing have no place
   // there, and ignoring them silently would mislead.
   for (auto* mode : {show_flag, summary_flag}) {
-    mode->excludes(csv_flag)->excludes(no_header_flag)->excludes(stats_flag);
+    mode->excludes(csv_flag)->excludes(no_header_flag)->excludes(stats_flag)->excludes(jobs_option);
     for (const char* selector : {"--op", "--iteration", "--rank", "--graph", "--io", "--dtype"})
       mode->excludes(selector);
   }
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
   } else {
     list.format = msdt::table::choose_format(csv, json);
     list.header = !no_header;
+    list.jobs = msdt::resolve_jobs(jobs);
     if (auto error = msdt::dump::list_tensors(paths, list, std::cout, diagnostics)) {
       diagnostics.error(*error);
       return msdt::kExitUsage;

@@ -259,5 +259,128 @@ TEST(Stats, ShortDataIsNotOverRead) {
   EXPECT_EQ(s.max, 3.0);
 }
 
+// --- accuracy: the cases of issue 5 §4 "Wrong numbers" ---------------------------------------
+
+TEST(StatsAccuracy, Float64LargeValuesThatCancel) {
+  auto t = tensor_of<double>(DType::Float64, {1e20, -1e20, 1});
+  TensorStats s = compute_stats(t.view);
+  EXPECT_DOUBLE_EQ(*s.mean, 1.0 / 3);  // the old shifted sum gave 0
+  // std: deviations 1e20 - 1/3, -1e20 - 1/3, 2/3: sqrt((2e40 + 2/3) / 3) to double precision.
+  EXPECT_DOUBLE_EQ(*s.std, std::sqrt(2e40 / 3));
+}
+
+TEST(StatsAccuracy, Float32LargeValuesThatCancel) {
+  auto t = tensor_of<float>(DType::Float32, {1, -2, 0.5f, 3e38f, -3e38f});
+  TensorStats s = compute_stats(t.view);
+  // The float32 3e38 and -3e38 cancel exactly; the rest sums to -0.5.
+  EXPECT_DOUBLE_EQ(*s.mean, -0.1);  // the old code gave 1.0
+  double big = static_cast<double>(3e38f);
+  EXPECT_DOUBLE_EQ(*s.abs_mean, (3.5 + 2 * big) / 5);
+}
+
+TEST(StatsAccuracy, Bfloat16MaxValuesThatCancel) {
+  // ±max bfloat16 (0x7F7F = 3.3895e38) twice each, with small values summing to 2.5.
+  auto t = tensor_of<uint16_t>(DType::BFloat16, {0x7F7F, 0x3F80 /*1*/, 0xFF7F, 0x3FC0 /*1.5*/,
+                                                 0xFF7F, 0x7F7F, 0xBF00 /*-0.5*/, 0x3F00 /*0.5*/});
+  TensorStats s = compute_stats(t.view);
+  EXPECT_DOUBLE_EQ(*s.mean, 2.5 / 8);
+  double max = static_cast<double>(bfloat16_to_float(0x7F7F));
+  EXPECT_DOUBLE_EQ(*s.l2norm, std::sqrt(4 * max * max + 1 + 2.25 + 0.25 + 0.25));
+  EXPECT_EQ(s.max, max);
+}
+
+TEST(StatsAccuracy, Int32Extremes) {
+  constexpr int32_t lo = std::numeric_limits<int32_t>::min(),
+                    hi = std::numeric_limits<int32_t>::max();
+  std::vector<int32_t> v = {lo, hi, hi, lo, 0, 1};
+  auto t = tensor_of(DType::Int32, v);
+  TensorStats s = compute_stats(t.view);
+  // Σx = -1 exactly, so mean = -1/6; the variance from exact integer sums.
+  EXPECT_DOUBLE_EQ(*s.mean, -1.0 / 6);
+  long double sum_sq = 0;
+  for (int32_t x : v) sum_sq += static_cast<long double>(x) * x;  // exact: < 2^64
+  long double var = sum_sq / 6 - (1.0L / 36);
+  EXPECT_DOUBLE_EQ(*s.std, static_cast<double>(std::sqrt(var)));
+  EXPECT_EQ(s.exact_min, ExactInteger{int64_t{lo}});
+  EXPECT_EQ(s.exact_max, ExactInteger{int64_t{hi}});
+}
+
+TEST(StatsAccuracy, StdOfLargeOffsetWithOneZero) {
+  // 1e4 + N(0,1) with a 0 first; NumPy's two-pass np.std is within 1e-15 here.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<double> v = {0};
+  for (int i = 0; i < 100000; ++i) v.push_back(1e4 + normal(rng));
+  for (DType dtype : {DType::Float64, DType::Float32}) {
+    std::vector<double> values = v;
+    if (dtype == DType::Float32)
+      for (double& x : values) x = static_cast<float>(x);
+    TensorStats want = reference(values);
+    Owned t = dtype == DType::Float64
+                  ? tensor_of(dtype, values)
+                  : tensor_of(dtype, std::vector<float>(values.begin(), values.end()));
+    TensorStats s = compute_stats(t.view);
+    EXPECT_NEAR(*s.std, *want.std, 1e-15 * *want.std) << dtype_name(dtype);
+    EXPECT_NEAR(*s.mean, *want.mean, 1e-15 * *want.mean) << dtype_name(dtype);
+    EXPECT_NEAR(*s.l2norm, *want.l2norm, 1e-15 * *want.l2norm) << dtype_name(dtype);
+    EXPECT_NEAR(*s.abs_mean, *want.abs_mean, 1e-15 * *want.abs_mean) << dtype_name(dtype);
+  }
+}
+
+TEST(StatsAccuracy, Int64AndUint64AreExact) {
+  constexpr int64_t imax = std::numeric_limits<int64_t>::max();
+  auto i64 =
+      tensor_of<int64_t>(DType::Int64, {imax, -imax, 3, std::numeric_limits<int64_t>::min() + 1});
+  TensorStats s = compute_stats(i64.view);
+  EXPECT_EQ(s.exact_max, ExactInteger{imax});
+  EXPECT_EQ(s.exact_min, ExactInteger{-imax});
+  EXPECT_DOUBLE_EQ(*s.mean, 3.0 / 4 - static_cast<double>(imax) / 4);
+
+  // Mean exactly 1: the sums of 2^63-size values must not round.
+  auto cancel = tensor_of<int64_t>(DType::Int64, {imax, -imax, 3});
+  EXPECT_EQ(compute_stats(cancel.view).mean, 1.0);
+
+  constexpr uint64_t two53 = uint64_t{1} << 53;
+  auto u64 = tensor_of<uint64_t>(DType::UInt64, {two53 + 3, two53 + 1, ~uint64_t{0}, two53 + 1});
+  s = compute_stats(u64.view);
+  EXPECT_EQ(s.exact_min, ExactInteger{two53 + 1});
+  EXPECT_EQ(s.exact_max, ExactInteger{~uint64_t{0}});
+  auto close = tensor_of<uint64_t>(DType::UInt64, {two53 + 1, two53 + 3, two53 + 5});
+  s = compute_stats(close.view);
+  EXPECT_DOUBLE_EQ(*s.std, std::sqrt(8.0 / 3));  // through doubles these would be 2^53, +4, +4
+  EXPECT_EQ(s.exact_min, ExactInteger{two53 + 1});
+
+  auto same = tensor_of<int64_t>(DType::Int64, {(int64_t{1} << 62) + 1, (int64_t{1} << 62) + 1});
+  EXPECT_EQ(compute_stats(same.view).std, 0.0);
+  auto small = tensor_of<int8_t>(DType::Int8, {-128, 5});
+  EXPECT_EQ(compute_stats(small.view).exact_min, ExactInteger{int64_t{-128}});
+  auto flags = tensor_of<uint8_t>(DType::Bool, {0, 3});
+  EXPECT_EQ(compute_stats(flags.view).exact_max, ExactInteger{int64_t{1}});
+  auto f32 = tensor_of<float>(DType::Float32, {1, 2});
+  EXPECT_FALSE(compute_stats(f32.view).exact_min);
+}
+
+TEST(StatsAccuracy, Float64SquaresBeyondDoubleRange) {
+  // Squares of 1e200 overflow a double; l2norm and std still come out right.
+  auto t = tensor_of<double>(DType::Float64, {1e200, -1e200, 3e200});
+  TensorStats s = compute_stats(t.view);
+  EXPECT_DOUBLE_EQ(*s.l2norm, std::sqrt(11.0) * 1e200);
+  EXPECT_DOUBLE_EQ(*s.mean, 1e200);
+  EXPECT_DOUBLE_EQ(*s.std, std::sqrt(8.0 / 3) * 1e200);
+}
+
+TEST(StatsAccuracy, Float16SumsAreExact) {
+  // float16 blocks are summed without TwoSum (every value is a multiple of 2^-24 below 2^16, so
+  // a block's double sum is exact): ±max cancel and the smallest subnormal survives, at every
+  // position of a block of 1024 and across blocks.
+  std::vector<uint16_t> v(3000, 0x3C00);                   // 1.0
+  for (size_t i = 0; i < v.size(); i += 2) v[i] = 0x7BFF;  // 65504
+  for (size_t i = 1; i < v.size(); i += 2) v[i] = 0xFBFF;  // -65504
+  v[1029] = 0x0001;                                        // 2^-24 instead of a -65504
+  auto t = tensor_of(DType::Float16, v);
+  TensorStats s = compute_stats(t.view);
+  EXPECT_DOUBLE_EQ(*s.mean, (65504 + std::ldexp(1.0, -24)) / 3000);
+}
+
 }  // namespace
 }  // namespace msdt
