@@ -30,7 +30,8 @@ Owned arange(DType dtype, std::vector<uint64_t> shape, T start = 0) {
   return tensor_of(dtype, v, std::move(shape));
 }
 
-// Expected strings are NumPy 1.24's str() with threshold=10, linewidth=1000.
+// Expected strings are NumPy 1.24's np.array2string with threshold=10 (golden/dump-parse/
+// value-printer checks many more against NumPy itself).
 TEST(ValuePrinter, MatchesNumpyLayoutForIntegers) {
   EXPECT_EQ(print(arange<int32_t>(DType::Int32, {2, 3, 4})),
             "[[[ 0  1  2  3]\n  [ 4  5  6  7]\n  [ 8  9 10 11]]\n\n"
@@ -81,18 +82,18 @@ TEST(ValuePrinter, BoolEmptyAndScalar) {
 TEST(ValuePrinter, Floats) {
   std::vector<float> v = {1.0f, -2.5f, NAN, INFINITY, -INFINITY, 0.1f, 1e20f, -0.0f, 1e-7f};
   EXPECT_EQ(print(tensor_of(DType::Float32, v, {3, 3})),
-            "[[    1.   -2.5    nan]\n [   inf   -inf    0.1]\n [1.e+20    -0. 1.e-07]]");
+            "[[ 1.0e+00 -2.5e+00      nan]\n [     inf     -inf  1.0e-01]\n"
+            " [ 1.0e+20 -0.0e+00  1.0e-07]]");  // np.array2string of the same float32 array
   // Shortest form of the float32 value, not of its double widening.
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {0.1f, 16777216.0f}, {2})),
-            "[      0.1 16777216.]");
+            "[1.0000000e-01 1.6777216e+07]");
   EXPECT_EQ(print(tensor_of<double>(DType::Float64, {0.1, -NAN}, {2})), "[0.1 nan]");
 }
 
 TEST(ValuePrinter, NarrowFloatsAndPackedTypes) {
   EXPECT_EQ(print(tensor_of<uint16_t>(DType::Float16, {0x3C00, 0x3555, 0xFC00}, {3})),
-            "[        1. 0.33325195       -inf]");
-  EXPECT_EQ(print(tensor_of<uint16_t>(DType::BFloat16, {0x3F8D, 0x7FC0}, {2})),
-            "[1.1015625       nan]");
+            "[1.     0.3333   -inf]");  // float16's own shortest digits, as NumPy
+  EXPECT_EQ(print(tensor_of<uint16_t>(DType::BFloat16, {0x3F8D, 0x7FC0}, {2})), "[1.1 nan]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Float8E4M3FN, {0x38, 0x7E}, {2})), "[  1. 448.]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Float8E5M2, {0x3C, 0xC0}, {2})), "[ 1. -2.]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Int4, {0xF7, 0x08, 0x03}, {5})), "[ 7 -1 -8  0  3]");
