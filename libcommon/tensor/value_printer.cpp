@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/element_convert.h"
+
 namespace msdt {
 namespace {
 
@@ -51,6 +53,12 @@ Kind kind_of(DType dtype) {
     case DType::Float64:
     case DType::Float8E4M3FN:
     case DType::Float8E5M2:
+    case DType::Float8E8M0:
+    case DType::HiFloat8:
+    case DType::Float6E2M3:
+    case DType::Float6E3M2:
+    case DType::Float4E2M1:
+    case DType::Float4E1M2:
       return Kind::Real;
     case DType::Complex32:
     case DType::Complex64:
@@ -127,7 +135,8 @@ void shortest_between(Real& r, double below, double above, bool even) {
   }
 }
 
-Real real_at(DType dtype, const std::byte* d, uint64_t i) {
+Real real_at(DType dtype, Bytes bytes, uint64_t i) {
+  const std::byte* d = bytes.data();
   Real r{};
   char buf[64];
   auto from_float = [&](float f) {
@@ -163,11 +172,8 @@ Real real_at(DType dtype, const std::byte* d, uint64_t i) {
     case DType::Float32:
       from_float(load<float>(d + 4 * i));
       break;
-    case DType::Float8E4M3FN:
-      from_float(float8_e4m3fn_to_float(static_cast<uint8_t>(d[i])));
-      break;
-    default:  // Float8E5M2
-      from_float(float8_e5m2_to_float(static_cast<uint8_t>(d[i])));
+    default:  // 8 bits or fewer: printed with float32's shortest digits
+      from_float(small_float_at(dtype, bytes, i));
       break;
   }
   return r;
@@ -235,7 +241,7 @@ Parts scientific(const Real& r, size_t min_fraction, size_t exponent_digits) {
 class RealFormat {
  public:
   template <class Each>
-  RealFormat(DType dtype, const std::byte* data, const Each& each_shown) : dtype_(dtype) {
+  RealFormat(DType dtype, Bytes data, const Each& each_shown) : dtype_(dtype) {
     double max_abs = 0, min_abs = INFINITY;
     bool any_finite = false, any_nonfinite = false, neg_inf = false;
     each_shown([&](uint64_t i) {
@@ -283,7 +289,7 @@ class RealFormat {
     }
   }
 
-  std::string operator()(const std::byte* data, uint64_t i) const {
+  std::string operator()(Bytes data, uint64_t i) const {
     Real r = real_at(dtype_, data, i);
     if (!std::isfinite(r.value)) {
       std::string text = std::isnan(r.value) ? "nan" : r.value < 0 ? "-inf" : "inf";
@@ -476,9 +482,9 @@ void print_values(std::ostream& out, const TensorView& tensor, uint64_t max_elem
   };
   switch (kind) {
     case Kind::Real: {
-      const RealFormat real(tensor.dtype, data, each);
+      const RealFormat real(tensor.dtype, tensor.data, each);
       emit([&](uint64_t i) {
-        std::string text = real(data, i);
+        std::string text = real(tensor.data, i);
         if (tensor.shape.empty()) text.erase(0, text.find_first_not_of(' '));
         return text;
       });

@@ -107,8 +107,10 @@ TEST(ValuePrinter, Complex) {
 }
 
 TEST(ValuePrinter, RefusesWhatItCannotShow) {
-  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat8, {1, 2}, {2})),
-            "(hifloat8 values are not decoded)");
+  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat4, {1, 2}, {2})),
+            "(hifloat4 values are not decoded)");
+  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat8, {0x08, 0xEF, 0x6E}, {3})),
+            "[1.0000e+00       -inf 3.2768e+04]");  // as NumPy prints float32 [1, -inf, 32768]
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1, 2}, {3})),
             "(data holds 8 bytes, fewer than 3 float32 elements need)");
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {}, {4294967296, 4294967296})),
