@@ -85,6 +85,7 @@ Status small_floats_to_float32(DType dtype, Bytes data, uint64_t first, uint64_t
 }
 
 std::optional<DType> npy_storage_dtype(DType dtype, Bf16Mode bf16) {
+  if (small_float_decoder(dtype)) return DType::Float32;
   switch (dtype) {
     case DType::BFloat16:
       return bf16 == Bf16Mode::Raw ? DType::UInt16 : DType::Float32;
@@ -92,15 +93,6 @@ std::optional<DType> npy_storage_dtype(DType dtype, Bf16Mode bf16) {
       return DType::Int8;
     case DType::UInt1:
       return DType::UInt8;
-    case DType::Float8E4M3FN:
-    case DType::Float8E5M2:
-    case DType::Float8E8M0:
-    case DType::HiFloat8:
-    case DType::Float6E2M3:
-    case DType::Float6E3M2:
-    case DType::Float4E2M1:
-    case DType::Float4E1M2:
-      return DType::Float32;
     case DType::Complex32:
       return DType::Complex64;
     default:

@@ -335,22 +335,29 @@ Expected<TransformResult> emit(const Request& req, const Plan& plan, const Dims&
   return result;
 }
 
+// The logical dims of a format that keeps N, D, H and W whole and splits C into `c1` blocks of
+// `c0`: the target's dims once they are checked against the device's, or the device's with C =
+// C1·C0 when there is no target.
+Expected<Dims> blocked_dims(const Request& req, const Plan& plan, Dims device, uint64_t c1,
+                            uint64_t c0) {
+  if (!plan.host) {
+    MSDT_TRY(device[kC], checked_product({c1, c0}, req));
+    return device;
+  }
+  const Dims& dims = *plan.host;
+  static constexpr std::pair<Axis, std::string_view> kWhole[] = {
+      {kN, "N"}, {kD, "D"}, {kH, "H"}, {kW, "W"}};
+  for (auto [axis, name] : kWhole) MSDT_CHECK(check_equal_dim(req, name, device[axis], dims[axis]));
+  MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
+  return dims;
+}
+
 // NC1HWC0 (N, C1, H, W, C0) -> host (dump spec §8, first row).
 Expected<TransformResult> from_nc1hwc0(const Request& req, const Plan& plan) {
   MSDT_CHECK(check_device_rank(req, 5));
   const auto& d = req.device.shape;
   const uint64_t c1 = d[1], h_dim = d[2], w_dim = d[3], c0 = d[4];
-  Dims dims;
-  if (plan.host) {
-    dims = *plan.host;
-    MSDT_CHECK(check_equal_dim(req, "N", d[0], dims[kN]));
-    MSDT_CHECK(check_equal_dim(req, "H", h_dim, dims[kH]));
-    MSDT_CHECK(check_equal_dim(req, "W", w_dim, dims[kW]));
-    MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
-  } else {
-    MSDT_TRY(const uint64_t channels, checked_product({c1, c0}, req));
-    dims = {d[0], channels, 1, h_dim, w_dim};
-  }
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {d[0], 0, 1, h_dim, w_dim}, c1, c0));
   return emit(req, plan, dims, [=](const Dims& at) {
     return (((at[kN] * c1 + at[kC] / c0) * h_dim + at[kH]) * w_dim + at[kW]) * c0 + at[kC] % c0;
   });
@@ -365,21 +372,26 @@ Expected<TransformResult> from_c1hwncoc0(const Request& req, const Plan& plan) {
   if (co != c0)
     return Error(fmt::format("C1HWNCoC0 device shape {} has Co = {} and C0 = {}, expected equal",
                              shape_text(d), co, c0));
-  Dims dims;
-  if (plan.host) {
-    dims = *plan.host;
-    MSDT_CHECK(check_equal_dim(req, "N", n_dim, dims[kN]));
-    MSDT_CHECK(check_equal_dim(req, "H", h_dim, dims[kH]));
-    MSDT_CHECK(check_equal_dim(req, "W", w_dim, dims[kW]));
-    MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
-  } else {
-    MSDT_TRY(const uint64_t channels, checked_product({c1, c0}, req));
-    dims = {n_dim, channels, 1, h_dim, w_dim};
-  }
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {n_dim, 0, 1, h_dim, w_dim}, c1, c0));
   return emit(req, plan, dims, [=](const Dims& at) {
     const uint64_t c = at[kC] % c0;
     return ((((at[kC] / c0 * h_dim + at[kH]) * w_dim + at[kW]) * n_dim + at[kN]) * co + c) * c0 + c;
   });
+}
+
+// C1 of a fractal layout whose first device dimension is C1 · `plane` (H·W, or D·H·W).
+Expected<uint64_t> fractal_c1(const Request& req, uint64_t plane, std::string_view plane_name) {
+  const uint64_t rows = req.device.shape[0];
+  if (plane == 0) {
+    if (rows != 0)
+      return cannot_hold(req,
+                         fmt::format("{} is 0 but the first device dimension is not", plane_name));
+    return uint64_t{0};
+  }
+  if (rows % plane != 0)
+    return cannot_hold(req, fmt::format("first device dimension {} is not a multiple of {} = {}",
+                                        rows, plane_name, plane));
+  return rows / plane;
 }
 
 // FRACTAL_Z (C1·H·W, No, Ni, C0) -> host (dump spec §8, second row). With groups > 1 the device
@@ -400,14 +412,7 @@ Expected<TransformResult> from_fractal_z(const Request& req, const Plan& plan, u
 
   uint64_t cout_per_group = n_dim, e_mult = 1, c1 = 0, cout_opt = 0;
   if (groups == 1) {
-    if (hw == 0) {
-      if (d[0] != 0) return cannot_hold(req, "H·W is 0 but the first device dimension is not");
-    } else if (d[0] % hw != 0) {
-      return cannot_hold(
-          req, fmt::format("first device dimension {} is not a multiple of H·W = {}", d[0], hw));
-    } else {
-      c1 = d[0] / hw;
-    }
+    MSDT_TRY(c1, fractal_c1(req, hw, "H·W"));
     MSDT_CHECK(check_blocks(req, "channels", c_dim, c1, c0));
     MSDT_CHECK(check_blocks(req, "kernels", n_dim, no, ni));
     MSDT_TRY(cout_opt, checked_product({no, ni}, req));
@@ -459,15 +464,7 @@ Expected<TransformResult> from_fractal_z_3d(const Request& req, const Plan& plan
   const auto& d = req.device.shape;
   const uint64_t no = d[1], ni = d[2], c0 = d[3];
   MSDT_TRY(const uint64_t dhw, checked_product({dims[kD], dims[kH], dims[kW]}, req));
-  uint64_t c1 = 0;
-  if (dhw == 0) {
-    if (d[0] != 0) return cannot_hold(req, "D·H·W is 0 but the first device dimension is not");
-  } else if (d[0] % dhw != 0) {
-    return cannot_hold(
-        req, fmt::format("first device dimension {} is not a multiple of D·H·W = {}", d[0], dhw));
-  } else {
-    c1 = d[0] / dhw;
-  }
+  MSDT_TRY(const uint64_t c1, fractal_c1(req, dhw, "D·H·W"));
   MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
   MSDT_CHECK(check_blocks(req, "kernels", dims[kN], no, ni));
   const uint64_t h_dim = dims[kH], w_dim = dims[kW], n_padded = no * ni;
@@ -530,18 +527,7 @@ Expected<TransformResult> from_ndc1hwc0(const Request& req, const Plan& plan) {
   MSDT_CHECK(check_device_rank(req, 6));
   const auto& d = req.device.shape;
   const uint64_t d_dim = d[1], c1 = d[2], h_dim = d[3], w_dim = d[4], c0 = d[5];
-  Dims dims;
-  if (plan.host) {
-    dims = *plan.host;
-    MSDT_CHECK(check_equal_dim(req, "N", d[0], dims[kN]));
-    MSDT_CHECK(check_equal_dim(req, "D", d_dim, dims[kD]));
-    MSDT_CHECK(check_equal_dim(req, "H", h_dim, dims[kH]));
-    MSDT_CHECK(check_equal_dim(req, "W", w_dim, dims[kW]));
-    MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
-  } else {
-    MSDT_TRY(const uint64_t channels, checked_product({c1, c0}, req));
-    dims = {d[0], channels, d_dim, h_dim, w_dim};
-  }
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {d[0], 0, d_dim, h_dim, w_dim}, c1, c0));
   return emit(req, plan, dims, [=](const Dims& at) {
     return ((((at[kN] * d_dim + at[kD]) * c1 + at[kC] / c0) * h_dim + at[kH]) * w_dim + at[kW]) *
                c0 +

@@ -33,6 +33,7 @@ T load(const std::byte* p) {
 enum class Kind { Integer, Bool, Real, Complex, None };
 
 Kind kind_of(DType dtype) {
+  if (small_float_decoder(dtype)) return Kind::Real;
   switch (dtype) {
     case DType::Bool:
       return Kind::Bool;
@@ -51,14 +52,6 @@ Kind kind_of(DType dtype) {
     case DType::BFloat16:
     case DType::Float32:
     case DType::Float64:
-    case DType::Float8E4M3FN:
-    case DType::Float8E5M2:
-    case DType::Float8E8M0:
-    case DType::HiFloat8:
-    case DType::Float6E2M3:
-    case DType::Float6E3M2:
-    case DType::Float4E2M1:
-    case DType::Float4E1M2:
       return Kind::Real;
     case DType::Complex32:
     case DType::Complex64:
