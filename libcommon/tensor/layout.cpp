@@ -327,10 +327,11 @@ Expected<TransformResult> emit(const Request& req, const Plan& plan, const Dims&
   TransformResult result = make_result(
       plan.keep_target_shape ? std::vector<uint64_t>(req.target.begin(), req.target.end()) : walk,
       count, req.width);
-  gather(req.width, walk, src, result.data.data(), [&](const Index& i) {
-    Dims at{};
-    for (size_t k = 0; k < order.rank; ++k) at[order.axes[k]] = i[k];
-    return source(at);
+  // Where each logical axis sits in the walk; a 4-D walk leaves index slot 4 at 0, which is D.
+  std::array<size_t, kAxes> slot{};
+  for (size_t k = 0; k < kAxes; ++k) slot[order.axes[k]] = k;
+  gather(req.width, walk, src, result.data.data(), [&, slot](const Index& i) {
+    return source(Dims{i[slot[kN]], i[slot[kC]], i[slot[kD]], i[slot[kH]], i[slot[kW]]});
   });
   return result;
 }

@@ -117,5 +117,27 @@ TEST(ValuePrinter, RefusesWhatItCannotShow) {
             "(shape (4294967296, 4294967296) has more than 2^64 elements)");
 }
 
+// NumPy wraps rows at 75 columns, continuing under the first element (np.array2string of
+// np.arange(30) * 1001).
+TEST(ValuePrinter, WrapsAt75Columns) {
+  std::vector<int64_t> v(30);
+  for (int64_t k = 0; k < 30; ++k) v[k] = k * 1001;
+  EXPECT_EQ(print(tensor_of(DType::Int64, v, {30})),
+            "[    0  1001  2002  3003  4004  5005  6006  7007  8008  9009 10010 11011\n"
+            " 12012 13013 14014 15015 16016 17017 18018 19019 20020 21021 22022 23023\n"
+            " 24024 25025 26026 27027 28028 29029]");
+}
+
+// Deep tensors: 64 dimensions (NumPy's most) print as NumPy does; more are refused in one line,
+// in time and memory linear in the rank (20 000 dimensions crashed the recursive printer).
+TEST(ValuePrinter, DeepTensors) {
+  std::vector<uint64_t> shape(64, 1);
+  EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1.5f}, shape)),
+            std::string(64, '[') + "1.5" + std::string(64, ']'));
+  shape.assign(20000, 1);
+  EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1.5f}, shape)),
+            "(values not shown: 20000 dimensions, more than the 64 NumPy allows)");
+}
+
 }  // namespace
 }  // namespace msdt
