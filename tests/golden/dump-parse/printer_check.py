@@ -57,7 +57,7 @@ def main():
     failed = 0
     for k, (label, a, threshold) in enumerate(CASES):
         fixture = os.path.join(work, f"case{k}.json")
-        path = os.path.join(work, f"case{k}.npy")
+        path = os.path.join(work, f"Op.case{k}.0.0.1700000000000001.output.0.DefaultFormat.npy")
         with open(fixture, "w") as f:
             json.dump(description(a), f)
         subprocess.run(["mkfixture", fixture, "-o", path], check=True)
