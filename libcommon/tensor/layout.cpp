@@ -541,7 +541,12 @@ Expected<TransformResult> from_ndc1hwc0(const Request& req, const Plan& plan) {
 Expected<TransformResult> from_host(const Request& req, const Plan& plan, Layout from) {
   const Order source_order = *host_order(from);
   const Dims dims = dims_from(req.device.shape, source_order);
-  if (plan.host && *plan.host != dims)
+  // The data alone fixes the result; a target shape is only checked. One that does not fit in its
+  // stated order but equals the stored shape is taken in the source's own order (an OriginalOp
+  // without a format field reads as NCHW).
+  const bool as_stored = std::equal(req.target.begin(), req.target.end(), req.device.shape.begin(),
+                                    req.device.shape.end());
+  if (plan.host && *plan.host != dims && !as_stored)
     return Error(fmt::format("{} shape {} is {} in {} order, not the target {}", req.from_name,
                              shape_text(req.device.shape),
                              shape_text(shape_from(dims, req.target_order)), req.target_order.name,

@@ -128,7 +128,8 @@ def run_case(work, k, case):
     run = subprocess.run(cmd, capture_output=True, text=True)
     label = f"{source} -> {target}"
     if origin:
-        label += f" (original_shape in {origin}{'' if case.get('origin_field') else ', no origin field'})"
+        field = case.get("origin_field")
+        label += f" (original_shape in {origin}, " + (f"origin field {field})" if field else "no origin field)")
     if "s" in case:
         label += f" -s {','.join(map(str, case['s']))}"
     files = glob.glob(os.path.join(out, "*.npy"))
@@ -184,6 +185,10 @@ CASES = [
      "origin_field": "HWCN"},
     {"source": "NHWC", "target": "NCHW", "host": (2, 3, 4, 5), "origin": "NHWC",
      "origin_field": "NHWC"},
+    # an OriginalOp whose format field is absent reads as NCHW: a host tensor's original_shape
+    # equal to its stored shape is still taken in the tensor's own order
+    {"source": "HWCN", "target": "NCHW", "host": (4, 3, 2, 5), "origin": "HWCN",
+     "origin_field": "NCHW"},
     # -s is N,C,H,W whatever the target
     {"source": "NC1HWC0", "target": "NHWC", "host": (1, 3, 2, 2), "s": (1, 3, 2, 2)},
     {"source": "NC1HWC0", "target": "HWCN", "host": (1, 3, 2, 2), "s": (1, 3, 2, 2)},

@@ -636,10 +636,13 @@ TEST(TransformErrors, Ndc1hwc0TargetMustFit) {
 TEST(TransformErrors, HostFormatTargetMustBeThePermutedShape) {
   const Buffer data(2 * 3 * 4 * 5);
   EXPECT_EQ(
-      transform_error(DType::Int8, {2, 3, 4, 5}, data, "NCHW", "NHWC", {2, 3, 4, 5}, 1, "NHWC"),
-      "NCHW shape (2,3,4,5) is (2,4,5,3) in NHWC order, not the target (2,3,4,5)");
+      transform_error(DType::Int8, {2, 3, 4, 5}, data, "NCHW", "NHWC", {2, 4, 3, 5}, 1, "NHWC"),
+      "NCHW shape (2,3,4,5) is (2,4,5,3) in NHWC order, not the target (2,4,3,5)");
   EXPECT_EQ(transform_error(DType::Int8, {2, 3, 4, 5}, data, "NCHW", "NHWC", {2, 3, 5, 4}),
             "NCHW shape (2,3,4,5) is (2,3,4,5) in NCHW order, not the target (2,3,5,4)");
+  // An origin format that does not fit, with the stored shape: taken in the source's order.
+  auto r = transform_ok(DType::Int8, {2, 4, 5, 3}, data, "NHWC", "NCHW", {2, 4, 5, 3}, 1, "NCHW");
+  EXPECT_EQ(r.shape, (Shape{2, 3, 4, 5}));
 }
 
 TEST(TransformErrors, UnsupportedPairsAndGroups) {
