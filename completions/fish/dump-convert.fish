@@ -4,7 +4,7 @@
 complete -c dump-convert -f
 complete -c dump-convert -s d -l dump_file -r -F -d 'Input: a file, a comma-separated list or a directory'
 complete -c dump-convert -o out -l output -x -a '(__fish_complete_directories)' -d 'Output directory (- for stdout)'
-complete -c dump-convert -s f -l format -x -a 'NCHW ND NHWC HWCN NCDHW' -d 'Host format for device-format tensors'
+complete -c dump-convert -s f -l format -x -a 'NCHW ND NHWC HWCN NCDHW FRACTAL_Z' -d 'Host format for device-format tensors'
 complete -c dump-convert -s s -l shape -x -d 'Target shape N,C,H,W (only with -f)'
 complete -c dump-convert -s t -l type -x -a 'npy bin msnpy' -d 'Output type (default npy)'
 complete -c dump-convert -s o -l output_tensor -x -d 'Convert only output IDX (only with -f)'

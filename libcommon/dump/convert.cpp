@@ -718,7 +718,11 @@ class FileConverter {
       from = "ND";
     const std::string& to = options_.target_format;
     std::vector<uint64_t> target = options_.target_shape;
-    if (target.empty() && tensor.has_original_shape) target = tensor.original_shape;
+    std::string target_axes = "NCHW";  // -s is N,C,H,W; original_shape is in the origin format
+    if (target.empty() && tensor.has_original_shape) {
+      target = tensor.original_shape;
+      target_axes = tensor.original_op ? format_string(tensor.original_op->format) : "";
+    }
 
     PlannedOutput out;
     if (from == to) {
@@ -733,7 +737,7 @@ class FileConverter {
         return fail(
             Error{fmt::format("cannot convert format {} to {}", from, to)}.with_context(where));
       uint32_t groups = tensor.sub_format > 0 ? static_cast<uint32_t>(tensor.sub_format) : 1;
-      auto result = transform_layout(*device, from, to, target, groups);
+      auto result = transform_layout(*device, from, to, target, groups, target_axes);
       if (!result) return fail(std::move(result).error().with_context(where));
       out.owned = std::make_shared<std::vector<std::byte>>(std::move(result->data));
       out.view = TensorView{device->dtype, std::move(result->shape), Bytes(*out.owned)};

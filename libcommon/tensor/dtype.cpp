@@ -440,6 +440,63 @@ float float8_e5m2_to_float(uint8_t bits) {
   return half_to_float(static_cast<uint16_t>(bits << 8));
 }
 
+float hifloat8_to_float(uint8_t bits) {
+  const float sign = (bits & 0x80u) ? -1.0f : 1.0f;
+  const unsigned v = bits & 0x7Fu;
+  if (v == 0) return bits == 0x80 ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+  if (v == 0x6F) return sign * std::numeric_limits<float>::infinity();
+  unsigned dot_bits = 0, exponent_bits = 0;  // lengths of the dot and exponent fields
+  if (v >> 5 != 0) {
+    dot_bits = 2;
+    exponent_bits = (v >> 5) + 1;  // 01: 2, 10: 3, 11: 4
+  } else if (v >> 4 != 0) {
+    dot_bits = 3;
+    exponent_bits = 1;
+  } else if (v >> 3 != 0) {
+    dot_bits = 4;
+    exponent_bits = 0;
+  } else {
+    return sign * std::ldexp(1.0f, static_cast<int>(v & 7u) - 23);  // denormal
+  }
+  const unsigned mantissa_bits = 7 - dot_bits - exponent_bits;
+  const unsigned mantissa = v & ((1u << mantissa_bits) - 1);
+  const unsigned field = (v >> mantissa_bits) & ((1u << exponent_bits) - 1);
+  int exponent = 0;
+  if (exponent_bits > 0) {
+    const unsigned low = exponent_bits - 1;
+    const int magnitude = static_cast<int>((1u << low) | (field & ((1u << low) - 1)));
+    exponent = (field >> low) ? -magnitude : magnitude;
+  }
+  const float significand =
+      1.0f + static_cast<float>(mantissa) / static_cast<float>(1u << mantissa_bits);
+  return sign * std::ldexp(significand, exponent);
+}
+
+float float8_e8m0_to_float(uint8_t bits) {
+  if (bits == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, static_cast<int>(bits) - 127);
+}
+
+namespace {
+
+// A minifloat with `e` exponent and `m` mantissa bits, no infinities and no NaN.
+float minifloat_to_float(uint8_t bits, unsigned e, unsigned m, int bias) {
+  const float sign = (bits >> (e + m)) & 1u ? -1.0f : 1.0f;
+  const unsigned exponent = (bits >> m) & ((1u << e) - 1);
+  const unsigned mantissa = bits & ((1u << m) - 1);
+  const int shift = static_cast<int>(m);
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), 1 - bias - shift);
+  return sign * std::ldexp(static_cast<float>((1u << m) + mantissa),
+                           static_cast<int>(exponent) - bias - shift);
+}
+
+}  // namespace
+
+float float6_e2m3_to_float(uint8_t bits) { return minifloat_to_float(bits, 2, 3, 1); }
+float float6_e3m2_to_float(uint8_t bits) { return minifloat_to_float(bits, 3, 2, 3); }
+float float4_e2m1_to_float(uint8_t bits) { return minifloat_to_float(bits, 2, 1, 1); }
+float float4_e1m2_to_float(uint8_t bits) { return minifloat_to_float(bits, 1, 2, 1); }
+
 Expected<uint64_t> element_count(std::span<const uint64_t> shape) {
   uint64_t count = 1;
   bool overflow = false;

@@ -82,6 +82,20 @@ float half_to_float(uint16_t bits);
 float bfloat16_to_float(uint16_t bits);
 float float8_e4m3fn_to_float(uint8_t bits);
 float float8_e5m2_to_float(uint8_t bits);
+// Ascend HiFloat8 (arXiv 2409.16626): a prefix-coded "dot" field after the sign gives the
+// exponent width D (11: 4, 10: 3, 01: 2, 001: 1, 0001: 0); the exponent is sign-magnitude with an
+// implicit leading 1 (|E| in [2^(D-1), 2^D)), the mantissa takes the bits left. 0000 is the
+// denormal range 2^(M-23) for M = 1..7. 0x00 is zero, 0x80 NaN, 0x6F / 0xEF are +inf / -inf.
+float hifloat8_to_float(uint8_t bits);
+// OCP MX float8 E8M0 scale: 2^(bits-127); 0xFF is NaN.
+float float8_e8m0_to_float(uint8_t bits);
+// Minifloats without infinities or NaN, the code in the low bits: OCP MX float6 E2M3 (bias 1,
+// max 7.5) and E3M2 (bias 3, max 28), float4 E2M1 (bias 1, max 6) and CANN's float4 E1M2 (bias 1,
+// max 1.75, denormals M/4).
+float float6_e2m3_to_float(uint8_t bits);
+float float6_e3m2_to_float(uint8_t bits);
+float float4_e2m1_to_float(uint8_t bits);
+float float4_e1m2_to_float(uint8_t bits);
 
 // A tensor's elements in a mapped file or a buffer; `data` holds exactly dtype_bytes(count).
 struct TensorView {

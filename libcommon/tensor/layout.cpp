@@ -18,7 +18,22 @@
 namespace msdt {
 namespace {
 
-enum class Layout { ND, NCHW, NHWC, HWCN, NCDHW, NC1HWC0, FractalZ, FractalNz, NDC1HWC0, Unknown };
+enum class Layout {
+  ND,
+  NCHW,
+  NHWC,
+  HWCN,
+  NCDHW,
+  NDHWC,
+  DHWCN,
+  NC1HWC0,
+  FractalZ,
+  C1HWNCoC0,
+  FractalNz,
+  NDC1HWC0,
+  FractalZ3D,
+  Unknown
+};
 
 Layout parse_layout(std::string_view name) {
   if (name == "ND") return Layout::ND;
@@ -26,35 +41,92 @@ Layout parse_layout(std::string_view name) {
   if (name == "NHWC") return Layout::NHWC;
   if (name == "HWCN") return Layout::HWCN;
   if (name == "NCDHW") return Layout::NCDHW;
+  if (name == "NDHWC") return Layout::NDHWC;
+  if (name == "DHWCN") return Layout::DHWCN;
   // NC1HWC0_C04 is NC1HWC0 with C0 = 4; C0 always comes from the device shape.
   if (name == "NC1HWC0" || name == "NC1HWC0_C04") return Layout::NC1HWC0;
   if (name == "FRACTAL_Z" || name == "FracZ") return Layout::FractalZ;
+  if (name == "C1HWNCoC0") return Layout::C1HWNCoC0;
   if (name == "FRACTAL_NZ") return Layout::FractalNz;
   if (name == "NDC1HWC0") return Layout::NDC1HWC0;
+  if (name == "FRACTAL_Z_3D") return Layout::FractalZ3D;
   return Layout::Unknown;
 }
 
-bool is_host_4d(Layout layout) {
-  return layout == Layout::NCHW || layout == Layout::NHWC || layout == Layout::HWCN;
+// Logical axes of a host tensor: 4-D tensors have N, C, H, W and 5-D ones add D. Dims and
+// coordinates are indexed by Axis; in a 4-D tensor D is 1 and its coordinate 0.
+enum Axis : uint8_t { kN, kC, kD, kH, kW };
+constexpr size_t kAxes = 5;
+using Dims = std::array<uint64_t, kAxes>;
+
+// Where a host format puts the logical axes; only the first `rank` entries count.
+struct Order {
+  std::array<Axis, kAxes> axes;
+  size_t rank;
+  std::string_view name;
+};
+constexpr Order kNchw{{kN, kC, kH, kW, kD}, 4, "NCHW"};
+constexpr Order kNhwc{{kN, kH, kW, kC, kD}, 4, "NHWC"};
+constexpr Order kHwcn{{kH, kW, kC, kN, kD}, 4, "HWCN"};
+constexpr Order kNcdhw{{kN, kC, kD, kH, kW}, 5, "NCDHW"};
+constexpr Order kNdhwc{{kN, kD, kH, kW, kC}, 5, "NDHWC"};
+constexpr Order kDhwcn{{kD, kH, kW, kC, kN}, 5, "DHWCN"};
+
+std::optional<Order> host_order(Layout layout) {
+  switch (layout) {
+    case Layout::NCHW:
+      return kNchw;
+    case Layout::NHWC:
+      return kNhwc;
+    case Layout::HWCN:
+      return kHwcn;
+    case Layout::NCDHW:
+      return kNcdhw;
+    case Layout::NDHWC:
+      return kNdhwc;
+    case Layout::DHWCN:
+      return kDhwcn;
+    default:
+      return std::nullopt;
+  }
 }
 
-// Targets each source can be gathered into; DefaultFormat is resolved before this is asked.
-bool supported_pair(Layout from, Layout to) {
-  switch (from) {
-    case Layout::NC1HWC0:
-    case Layout::FractalZ:
-      return is_host_4d(to) || to == Layout::ND;
-    case Layout::FractalNz:
-      return to == Layout::ND || to == Layout::NCHW || to == Layout::NHWC;
-    case Layout::NDC1HWC0:
-      return to == Layout::NCDHW || to == Layout::ND;
+bool is_host(Layout layout) { return host_order(layout).has_value(); }
+
+// 4 for layouts of N, C, H, W tensors, 5 for N, C, D, H, W ones, 0 for the rest.
+size_t family_of(Layout layout) {
+  switch (layout) {
     case Layout::NCHW:
     case Layout::NHWC:
     case Layout::HWCN:
-      return is_host_4d(to);
+    case Layout::NC1HWC0:
+    case Layout::FractalZ:
+    case Layout::C1HWNCoC0:
+      return 4;
+    case Layout::NCDHW:
+    case Layout::NDHWC:
+    case Layout::DHWCN:
+    case Layout::NDC1HWC0:
+    case Layout::FractalZ3D:
+      return 5;
     default:
-      return false;
+      return 0;
   }
+}
+
+Layout channel_first(size_t family) { return family == 5 ? Layout::NCDHW : Layout::NCHW; }
+
+// Targets each source can be rearranged into; DefaultFormat is resolved before this is asked.
+// Every source of a family reaches every host layout of that family (and ND, meaning NCHW or
+// NCDHW, for device formats); 4-D sources also reach FRACTAL_Z.
+bool supported_pair(Layout from, Layout to) {
+  if (from == Layout::FractalNz)
+    return to == Layout::ND || to == Layout::NCHW || to == Layout::NHWC;
+  const size_t family = family_of(from);
+  if (family == 0) return false;
+  if (to == Layout::ND) return !is_host(from);
+  if (to == Layout::FractalZ) return family == 4;
+  return is_host(to) && family_of(to) == family;
 }
 
 std::string shape_text(std::span<const uint64_t> shape) {
@@ -63,30 +135,16 @@ std::string shape_text(std::span<const uint64_t> shape) {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
-// Logical axes of a 4-D host tensor and where each host format puts them.
-enum Axis4 { kN, kC, kH, kW };
-using Order4 = std::array<Axis4, 4>;
-constexpr Order4 kOrderNchw = {kN, kC, kH, kW};
-constexpr Order4 kOrderNhwc = {kN, kH, kW, kC};
-constexpr Order4 kOrderHwcn = {kH, kW, kC, kN};
-
-Order4 order_of(Layout layout) {
-  if (layout == Layout::NHWC) return kOrderNhwc;
-  if (layout == Layout::HWCN) return kOrderHwcn;
-  return kOrderNchw;  // NCHW, and ND for device formats whose host layout is NCHW
-}
-
-using Dims4 = std::array<uint64_t, 4>;  // indexed by Axis4
-
-Dims4 logical_dims(std::span<const uint64_t> shape, const Order4& order) {
-  Dims4 dims{};
-  for (size_t i = 0; i < 4; ++i) dims[order[i]] = shape[i];
+Dims dims_from(std::span<const uint64_t> shape, const Order& order) {
+  Dims dims;
+  dims.fill(1);
+  for (size_t i = 0; i < order.rank; ++i) dims[order.axes[i]] = shape[i];
   return dims;
 }
 
-std::vector<uint64_t> ordered_dims(const Dims4& dims, const Order4& order) {
-  std::vector<uint64_t> shape(4);
-  for (size_t i = 0; i < 4; ++i) shape[i] = dims[order[i]];
+std::vector<uint64_t> shape_from(const Dims& dims, const Order& order) {
+  std::vector<uint64_t> shape(order.rank);
+  for (size_t i = 0; i < order.rank; ++i) shape[i] = dims[order.axes[i]];
   return shape;
 }
 
@@ -137,6 +195,7 @@ struct Request {
   std::string from_name;
   std::string to_name;
   std::span<const uint64_t> target;
+  Order target_order;  // the axis order `target` is given in
   size_t width;
 };
 
@@ -186,13 +245,13 @@ Status check_blocks(const Request& req, std::string_view what, uint64_t needed, 
 TransformResult make_result(std::vector<uint64_t> shape, uint64_t count, size_t width) {
   TransformResult result;
   result.shape = std::move(shape);
-  result.data.resize(count * width);  // count <= device count, checked by the caller
+  result.data.resize(count * width);  // count is bounded by the caller
   return result;
 }
 
 // Host shapes of rank < 4 stored in a 4-D device format are padded the way MindSpore pads them
 // (trans.cc PaddingShape): (C) -> (1,C,1,1), (N,C) -> (N,C,1,1), (C,H,W) -> (1,C,H,W).
-Dims4 pad_to_nchw(std::span<const uint64_t> target) {
+std::array<uint64_t, 4> pad_to_nchw(std::span<const uint64_t> target) {
   switch (target.size()) {
     case 1:
       return {1, target[0], 1, 1};
@@ -205,96 +264,156 @@ Dims4 pad_to_nchw(std::span<const uint64_t> target) {
   }
 }
 
-// Target of a 4-D device format: the host dims in NCHW terms plus the result shape.
-struct Target4 {
-  Dims4 dims;
-  std::vector<uint64_t> result_shape;
-  Order4 order;
+// What the caller wants of a 4-D or 5-D source: the target layout (a host layout of the family
+// or FRACTAL_Z) and the logical host dims read from the target shape in its own axis order.
+struct Plan {
+  size_t family;
+  Layout to;
+  std::optional<Dims> host;  // empty without a target shape
+  bool keep_target_shape;    // a rank < 4 target with a channel-first result keeps its shape
 };
 
-Expected<Target4> target_for_4d(const Request& req, Layout to) {
-  Target4 t;
-  t.order = order_of(to);
-  if (req.target.size() == 4) {
-    t.dims = logical_dims(req.target, t.order);
-  } else if (!req.target.empty() && req.target.size() < 4 && to != Layout::NHWC &&
-             to != Layout::HWCN) {
-    t.dims = pad_to_nchw(req.target);
+Expected<Plan> make_plan(const Request& req, Layout from, Layout to) {
+  Plan plan{family_of(from), to == Layout::ND ? channel_first(family_of(from)) : to, {}, false};
+  if (req.target.empty()) return plan;
+  const Order& order = req.target_order;
+  if (req.target.size() == order.rank) {
+    plan.host = dims_from(req.target, order);
+  } else if (plan.family == 4 && req.target.size() < 4) {
+    const auto padded = pad_to_nchw(req.target);
+    plan.host = dims_from(padded, kNchw);
+    plan.keep_target_shape = plan.to == Layout::NCHW;
   } else {
-    return Error(fmt::format("target {} for {} has rank {}, expected 4 in {} order",
-                             shape_text(req.target), req.from_name, req.target.size(),
-                             req.to_name));
+    return Error(fmt::format("target {} for {} has rank {}, expected {} in {} order",
+                             shape_text(req.target), req.from_name, req.target.size(), order.rank,
+                             order.name));
   }
-  t.result_shape.assign(req.target.begin(), req.target.end());
-  return t;
+  return plan;
 }
 
-// Gathers a 4-D host tensor in `order` from a device offset function of (n, c, h, w).
-template <class DeviceOffset>
-TransformResult gather_4d(const Request& req, const Target4& t, uint64_t count,
-                          const DeviceOffset& offset_of) {
-  TransformResult result = make_result(t.result_shape, count, req.width);
-  const std::vector<uint64_t> walk = ordered_dims(t.dims, t.order);
-  std::array<size_t, 4> position{};  // where each logical axis sits in the walk
-  for (size_t i = 0; i < 4; ++i) position[t.order[i]] = i;
-  gather(req.width, walk, req.device.data.data(), result.data.data(), [&](const Index& i) {
-    return offset_of(i[position[kN]], i[position[kC]], i[position[kH]], i[position[kW]]);
+// FRACTAL_Z as written for a target: C0 = Ni = 16 whatever the element width, as msaccucmp's
+// converters (ConstManager.C0_AXIS) and GE's float types lay it out.
+constexpr uint64_t kCube = 16;
+
+// Writes the logical tensor `dims` (element source given by `source`) in the plan's layout.
+template <class SourceIndex>
+Expected<TransformResult> emit(const Request& req, const Plan& plan, const Dims& dims,
+                               const SourceIndex& source) {
+  MSDT_TRY(const uint64_t count,
+           checked_product({dims[kN], dims[kC], dims[kD], dims[kH], dims[kW]}, req));
+  const std::byte* src = req.device.data.data();
+  if (plan.to == Layout::FractalZ) {
+    const uint64_t c1 = ceil_div(dims[kC], kCube), no = ceil_div(dims[kN], kCube);
+    MSDT_TRY(const uint64_t rows, checked_product({c1, dims[kH], dims[kW]}, req));
+    MSDT_TRY(const uint64_t total, checked_product({rows, no, kCube, kCube}, req));
+    MSDT_TRY(std::ignore, checked_product({total, req.width}, req));
+    TransformResult result = make_result({rows, no, kCube, kCube}, total, req.width);
+    const uint64_t hw = dims[kH] * dims[kW], n_padded = no * kCube;
+    Dims at{};
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t dst =
+          (((at[kC] / kCube) * hw + at[kH] * dims[kW] + at[kW]) * n_padded + at[kN]) * kCube +
+          at[kC] % kCube;
+      std::memcpy(result.data.data() + dst * req.width, src + source(at) * req.width, req.width);
+      for (Axis axis : {kW, kH, kC, kN}) {
+        if (++at[axis] < dims[axis]) break;
+        at[axis] = 0;
+      }
+    }
+    return result;
+  }
+  const Order order = *host_order(plan.to);
+  const std::vector<uint64_t> walk = shape_from(dims, order);
+  TransformResult result = make_result(
+      plan.keep_target_shape ? std::vector<uint64_t>(req.target.begin(), req.target.end()) : walk,
+      count, req.width);
+  // Where each logical axis sits in the walk; a 4-D walk leaves index slot 4 at 0, which is D.
+  std::array<size_t, kAxes> slot{};
+  for (size_t k = 0; k < kAxes; ++k) slot[order.axes[k]] = k;
+  gather(req.width, walk, src, result.data.data(), [&, slot](const Index& i) {
+    return source(Dims{i[slot[kN]], i[slot[kC]], i[slot[kD]], i[slot[kH]], i[slot[kW]]});
   });
   return result;
 }
 
-// NC1HWC0 (N, C1, H, W, C0) -> host 4-D (dump spec §8, first row).
-Expected<TransformResult> from_nc1hwc0(const Request& req, Layout to) {
+// The logical dims of a format that keeps N, D, H and W whole and splits C into `c1` blocks of
+// `c0`: the target's dims once they are checked against the device's, or the device's with C =
+// C1·C0 when there is no target.
+Expected<Dims> blocked_dims(const Request& req, const Plan& plan, Dims device, uint64_t c1,
+                            uint64_t c0) {
+  if (!plan.host) {
+    MSDT_TRY(device[kC], checked_product({c1, c0}, req));
+    return device;
+  }
+  const Dims& dims = *plan.host;
+  static constexpr std::pair<Axis, std::string_view> kWhole[] = {
+      {kN, "N"}, {kD, "D"}, {kH, "H"}, {kW, "W"}};
+  for (auto [axis, name] : kWhole) MSDT_CHECK(check_equal_dim(req, name, device[axis], dims[axis]));
+  MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
+  return dims;
+}
+
+// NC1HWC0 (N, C1, H, W, C0) -> host (dump spec §8, first row).
+Expected<TransformResult> from_nc1hwc0(const Request& req, const Plan& plan) {
   MSDT_CHECK(check_device_rank(req, 5));
   const auto& d = req.device.shape;
-  const uint64_t c1 = d[1], c0 = d[4];
-  Target4 t;
-  if (req.target.empty()) {
-    auto channels = checked_mul(c1, c0);
-    if (!channels) return Error(fmt::format("NC1HWC0 device shape {} overflows", shape_text(d)));
-    t.order = order_of(to);
-    t.dims = {d[0], *channels, d[2], d[3]};
-    t.result_shape = ordered_dims(t.dims, t.order);
-  } else {
-    MSDT_TRY(t, target_for_4d(req, to));
-  }
-  MSDT_CHECK(check_equal_dim(req, "N", d[0], t.dims[kN]));
-  MSDT_CHECK(check_equal_dim(req, "H", d[2], t.dims[kH]));
-  MSDT_CHECK(check_equal_dim(req, "W", d[3], t.dims[kW]));
-  MSDT_CHECK(check_blocks(req, "channels", t.dims[kC], c1, c0));
-  MSDT_TRY(uint64_t count, checked_product({t.dims[0], t.dims[1], t.dims[2], t.dims[3]}, req));
-  const uint64_t h_dim = d[2], w_dim = d[3];
-  return gather_4d(req, t, count, [=](uint64_t n, uint64_t c, uint64_t h, uint64_t w) {
-    return (((n * c1 + c / c0) * h_dim + h) * w_dim + w) * c0 + c % c0;
+  const uint64_t c1 = d[1], h_dim = d[2], w_dim = d[3], c0 = d[4];
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {d[0], 0, 1, h_dim, w_dim}, c1, c0));
+  return emit(req, plan, dims, [=](const Dims& at) {
+    return (((at[kN] * c1 + at[kC] / c0) * h_dim + at[kH]) * w_dim + at[kW]) * c0 + at[kC] % c0;
   });
 }
 
-// FRACTAL_Z (C1·H·W, No, Ni, C0) -> host 4-D (dump spec §8, second row). With groups > 1 the
-// device holds ceil(groups / e) blocks, each packing e groups diagonally, as MindSpore's
+// C1HWNCoC0 (C1, H, W, N, Co, C0) with Co = C0: channel c sits on the diagonal Co = C0 = c % C0 of
+// block c / C0 (GE's format_transfer_c1hwncoc0_hwcn).
+Expected<TransformResult> from_c1hwncoc0(const Request& req, const Plan& plan) {
+  MSDT_CHECK(check_device_rank(req, 6));
+  const auto& d = req.device.shape;
+  const uint64_t c1 = d[0], h_dim = d[1], w_dim = d[2], n_dim = d[3], co = d[4], c0 = d[5];
+  if (co != c0)
+    return Error(fmt::format("C1HWNCoC0 device shape {} has Co = {} and C0 = {}, expected equal",
+                             shape_text(d), co, c0));
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {n_dim, 0, 1, h_dim, w_dim}, c1, c0));
+  return emit(req, plan, dims, [=](const Dims& at) {
+    const uint64_t c = at[kC] % c0;
+    return ((((at[kC] / c0 * h_dim + at[kH]) * w_dim + at[kW]) * n_dim + at[kN]) * co + c) * c0 + c;
+  });
+}
+
+// C1 of a fractal layout whose first device dimension is C1 · `plane` (H·W, or D·H·W).
+Expected<uint64_t> fractal_c1(const Request& req, uint64_t plane, std::string_view plane_name) {
+  const uint64_t rows = req.device.shape[0];
+  if (plane == 0) {
+    if (rows != 0)
+      return cannot_hold(req,
+                         fmt::format("{} is 0 but the first device dimension is not", plane_name));
+    return uint64_t{0};
+  }
+  if (rows % plane != 0)
+    return cannot_hold(req, fmt::format("first device dimension {} is not a multiple of {} = {}",
+                                        rows, plane_name, plane));
+  return rows / plane;
+}
+
+// FRACTAL_Z (C1·H·W, No, Ni, C0) -> host (dump spec §8, second row). With groups > 1 the device
+// holds ceil(groups / e) blocks, each packing e groups diagonally, as MindSpore's
 // NchwFracZTransWithGroups writes them (trans.cc); groups == 1 is the special case e = 1.
-Expected<TransformResult> from_fractal_z(const Request& req, Layout to, uint32_t groups) {
+Expected<TransformResult> from_fractal_z(const Request& req, const Plan& plan, uint32_t groups) {
   MSDT_CHECK(check_device_rank(req, 4));
-  if (req.target.empty())
+  if (!plan.host)
     return Error(fmt::format("FRACTAL_Z device shape {} needs the host shape to recover H and W",
                              shape_text(req.device.shape)));
-  MSDT_TRY(Target4 t, target_for_4d(req, to));
+  const Dims dims = *plan.host;
   const auto& d = req.device.shape;
   const uint64_t no = d[1], ni = d[2], c0 = d[3];
-  const uint64_t n_dim = t.dims[kN], c_dim = t.dims[kC], h_dim = t.dims[kH], w_dim = t.dims[kW];
+  const uint64_t n_dim = dims[kN], c_dim = dims[kC], h_dim = dims[kH], w_dim = dims[kW];
   MSDT_TRY(uint64_t count, checked_product({n_dim, c_dim, h_dim, w_dim}, req));
   MSDT_TRY(uint64_t hw, checked_product({h_dim, w_dim}, req));
   if (groups == 0) return Error("FRACTAL_Z group count is 0, expected at least 1");
 
   uint64_t cout_per_group = n_dim, e_mult = 1, c1 = 0, cout_opt = 0;
   if (groups == 1) {
-    if (hw == 0) {
-      if (d[0] != 0) return cannot_hold(req, "H·W is 0 but the first device dimension is not");
-    } else if (d[0] % hw != 0) {
-      return cannot_hold(
-          req, fmt::format("first device dimension {} is not a multiple of H·W = {}", d[0], hw));
-    } else {
-      c1 = d[0] / hw;
-    }
+    MSDT_TRY(c1, fractal_c1(req, hw, "H·W"));
     MSDT_CHECK(check_blocks(req, "channels", c_dim, c1, c0));
     MSDT_CHECK(check_blocks(req, "kernels", n_dim, no, ni));
     MSDT_TRY(cout_opt, checked_product({no, ni}, req));
@@ -323,12 +442,37 @@ Expected<TransformResult> from_fractal_z(const Request& req, Layout to, uint32_t
     }
   }
   MSDT_TRY(const uint64_t block, checked_product({c1, hw, cout_opt, c0}, req));
-  return gather_4d(req, t, count, [=](uint64_t n, uint64_t c, uint64_t h, uint64_t w) {
+  return emit(req, plan, dims, [=](const Dims& at) {
+    const uint64_t n = at[kN], c = at[kC];
     const uint64_t g = n / cout_per_group;
     const uint64_t packed = g % e_mult;
     const uint64_t ci = packed * c_dim + c;
     const uint64_t co = packed * cout_per_group + n % cout_per_group;
-    return (g / e_mult) * block + (((ci / c0) * hw + h * w_dim + w) * cout_opt + co) * c0 + ci % c0;
+    return (g / e_mult) * block +
+           (((ci / c0) * hw + at[kH] * w_dim + at[kW]) * cout_opt + co) * c0 + ci % c0;
+  });
+}
+
+// FRACTAL_Z_3D (D·C1·H·W, No, Ni, C0) -> host 5-D: FRACTAL_Z with D as the outermost block
+// (GE's format_transfer_dhwcn_fractal_z_3D).
+Expected<TransformResult> from_fractal_z_3d(const Request& req, const Plan& plan) {
+  MSDT_CHECK(check_device_rank(req, 4));
+  if (!plan.host)
+    return Error(
+        fmt::format("FRACTAL_Z_3D device shape {} needs the host shape to recover D, H and W",
+                    shape_text(req.device.shape)));
+  const Dims dims = *plan.host;
+  const auto& d = req.device.shape;
+  const uint64_t no = d[1], ni = d[2], c0 = d[3];
+  MSDT_TRY(const uint64_t dhw, checked_product({dims[kD], dims[kH], dims[kW]}, req));
+  MSDT_TRY(const uint64_t c1, fractal_c1(req, dhw, "D·H·W"));
+  MSDT_CHECK(check_blocks(req, "channels", dims[kC], c1, c0));
+  MSDT_CHECK(check_blocks(req, "kernels", dims[kN], no, ni));
+  const uint64_t h_dim = dims[kH], w_dim = dims[kW], n_padded = no * ni;
+  return emit(req, plan, dims, [=](const Dims& at) {
+    return ((((at[kD] * c1 + at[kC] / c0) * h_dim + at[kH]) * w_dim + at[kW]) * n_padded + at[kN]) *
+               c0 +
+           at[kC] % c0;
   });
 }
 
@@ -379,54 +523,43 @@ Expected<TransformResult> from_fractal_nz(const Request& req) {
   return result;
 }
 
-// NDC1HWC0 (N, D, C1, H, W, C0) -> NCDHW; msaccucmp's ND target is the same NCDHW array.
-Expected<TransformResult> from_ndc1hwc0(const Request& req) {
+// NDC1HWC0 (N, D, C1, H, W, C0) -> host 5-D; msaccucmp's ND target is the NCDHW array.
+Expected<TransformResult> from_ndc1hwc0(const Request& req, const Plan& plan) {
   MSDT_CHECK(check_device_rank(req, 6));
   const auto& d = req.device.shape;
-  const uint64_t n_dim = d[0], d_dim = d[1], c1 = d[2], h_dim = d[3], w_dim = d[4], c0 = d[5];
-  MSDT_TRY(const uint64_t channels_padded, checked_product({c1, c0}, req));
-  std::array<uint64_t, 5> host = {n_dim, channels_padded, d_dim, h_dim, w_dim};
-  if (!req.target.empty()) {
-    if (req.target.size() != 5)
-      return Error(fmt::format("target {} for NDC1HWC0 has rank {}, expected 5 (NCDHW)",
-                               shape_text(req.target), req.target.size()));
-    std::copy(req.target.begin(), req.target.end(), host.begin());
-    MSDT_CHECK(check_equal_dim(req, "N", n_dim, host[0]));
-    MSDT_CHECK(check_equal_dim(req, "D", d_dim, host[2]));
-    MSDT_CHECK(check_equal_dim(req, "H", h_dim, host[3]));
-    MSDT_CHECK(check_equal_dim(req, "W", w_dim, host[4]));
-    MSDT_CHECK(check_blocks(req, "channels", host[1], c1, c0));
-  }
-  MSDT_TRY(const uint64_t count,
-           checked_product({host[0], host[1], host[2], host[3], host[4]}, req));
-  TransformResult result = make_result({host.begin(), host.end()}, count, req.width);
-  gather(req.width, host, req.device.data.data(), result.data.data(), [=](const Index& i) {
-    return ((((i[0] * d_dim + i[2]) * c1 + i[1] / c0) * h_dim + i[3]) * w_dim + i[4]) * c0 +
-           i[1] % c0;
+  const uint64_t d_dim = d[1], c1 = d[2], h_dim = d[3], w_dim = d[4], c0 = d[5];
+  MSDT_TRY(const Dims dims, blocked_dims(req, plan, {d[0], 0, d_dim, h_dim, w_dim}, c1, c0));
+  return emit(req, plan, dims, [=](const Dims& at) {
+    return ((((at[kN] * d_dim + at[kD]) * c1 + at[kC] / c0) * h_dim + at[kH]) * w_dim + at[kW]) *
+               c0 +
+           at[kC] % c0;
   });
-  return result;
 }
 
-// NCHW, NHWC and HWCN are permutations of each other; no padding is involved.
-Expected<TransformResult> from_host_4d(const Request& req, Layout from, Layout to) {
-  const Order4 source_order = order_of(from);
-  const Dims4 dims = logical_dims(req.device.shape, source_order);
-  Target4 t{dims, {}, order_of(to)};
-  t.result_shape = ordered_dims(dims, t.order);
-  if (!req.target.empty() && !std::equal(req.target.begin(), req.target.end(),
-                                         t.result_shape.begin(), t.result_shape.end()))
+// Host layouts of one family are permutations of each other; no padding is involved, so a
+// target shape must be the device's own dims.
+Expected<TransformResult> from_host(const Request& req, const Plan& plan, Layout from) {
+  const Order source_order = *host_order(from);
+  const Dims dims = dims_from(req.device.shape, source_order);
+  // The data alone fixes the result; a target shape is only checked. One that does not fit in its
+  // stated order but equals the stored shape is taken in the source's own order (an OriginalOp
+  // without a format field reads as NCHW).
+  const bool as_stored = std::equal(req.target.begin(), req.target.end(), req.device.shape.begin(),
+                                    req.device.shape.end());
+  if (plan.host && *plan.host != dims && !as_stored)
     return Error(fmt::format("{} shape {} is {} in {} order, not the target {}", req.from_name,
-                             shape_text(req.device.shape), shape_text(t.result_shape), req.to_name,
+                             shape_text(req.device.shape),
+                             shape_text(shape_from(dims, req.target_order)), req.target_order.name,
                              shape_text(req.target)));
-  std::array<uint64_t, 4> stride{};  // element strides of the logical axes in the source
+  Dims stride{};  // element strides of the logical axes in the source
   uint64_t s = 1;
-  for (size_t i = 4; i-- > 0;) {
-    stride[source_order[i]] = s;
+  for (size_t i = source_order.rank; i-- > 0;) {
+    stride[source_order.axes[i]] = s;
     s *= req.device.shape[i];
   }
-  const uint64_t count = s;
-  return gather_4d(req, t, count, [=](uint64_t n, uint64_t c, uint64_t h, uint64_t w) {
-    return n * stride[kN] + c * stride[kC] + h * stride[kH] + w * stride[kW];
+  return emit(req, plan, dims, [=](const Dims& at) {
+    return at[kN] * stride[kN] + at[kC] * stride[kC] + at[kD] * stride[kD] + at[kH] * stride[kH] +
+           at[kW] * stride[kW];
   });
 }
 
@@ -447,18 +580,28 @@ Expected<TransformResult> unchanged_copy(const Request& req, uint64_t device_cou
 }
 
 // DefaultFormat is the host layout: NCHW for 4-D, ND otherwise (dump spec §4.2). A host format on
-// a shape that is not 4-D is treated as ND (§8).
+// a shape of another rank is treated as ND (§8).
 Layout resolve_source(std::string_view name, size_t rank) {
   Layout layout = name == "DefaultFormat" ? Layout::NCHW : parse_layout(name);
-  if (is_host_4d(layout) && rank != 4) return Layout::ND;
+  if (is_host(layout) && rank != host_order(layout)->rank) return Layout::ND;
   return layout;
 }
 
 Layout resolve_target(std::string_view name, Layout from, size_t target_rank) {
   if (name != "DefaultFormat") return parse_layout(name);
-  if (target_rank != 0) return target_rank == 4 ? Layout::NCHW : Layout::ND;
-  const bool host_4d = from == Layout::NC1HWC0 || from == Layout::FractalZ || is_host_4d(from);
-  return host_4d ? Layout::NCHW : Layout::ND;
+  const size_t family = family_of(from);
+  if (target_rank != 0) return target_rank == 4 && family != 5 ? Layout::NCHW : Layout::ND;
+  return family == 0 ? Layout::ND : channel_first(family);
+}
+
+// The axis order of the target shape: `shape_format` when it names a host layout of the source's
+// family; otherwise the source itself when it is a host layout, else NCHW / NCDHW.
+Order resolve_target_order(std::string_view shape_format, Layout from) {
+  const size_t family = family_of(from) == 0 ? 4 : family_of(from);
+  const Layout given = parse_layout(canonical_format(shape_format));
+  if (is_host(given) && family_of(given) == family) return *host_order(given);
+  if (is_host(from)) return *host_order(from);
+  return *host_order(channel_first(family));
 }
 
 }  // namespace
@@ -468,14 +611,15 @@ bool can_transform(std::string_view from_format, std::string_view to_format) {
   if (from == to) return true;
   const Layout source = from == "DefaultFormat" ? Layout::NCHW : parse_layout(from);
   if (to == "DefaultFormat")
-    return supported_pair(source, Layout::NCHW) || supported_pair(source, Layout::ND);
+    return supported_pair(source, Layout::NCHW) || supported_pair(source, Layout::NCDHW) ||
+           supported_pair(source, Layout::ND);
   return supported_pair(source, parse_layout(to));
 }
 
 Expected<TransformResult> transform_layout(const TensorView& device, std::string_view from_format,
                                            std::string_view to_format,
-                                           std::span<const uint64_t> target_shape,
-                                           uint32_t groups) {
+                                           std::span<const uint64_t> target_shape, uint32_t groups,
+                                           std::string_view shape_format) {
   const unsigned bits = dtype_bits(device.dtype);
   if (bits == 0 || bits % 8 != 0)
     return Error(fmt::format(
@@ -493,30 +637,41 @@ Expected<TransformResult> transform_layout(const TensorView& device, std::string
                              device_bytes ? fmt::format("{}", *device_bytes) : "more than 2^64",
                              device.data.size()));
 
-  const Request req{device, canonical_format(from_format), canonical_format(to_format),
-                    target_shape, width};
-  if (req.from_name == req.to_name) return unchanged_copy(req, device_count);
-  const Layout from = resolve_source(req.from_name, device.shape.size());
+  const std::string from_name = canonical_format(from_format);
+  const Layout from = resolve_source(from_name, device.shape.size());
+  const Request req{device,
+                    from_name,
+                    canonical_format(to_format),
+                    target_shape,
+                    resolve_target_order(shape_format, from),
+                    width};
   const Layout to = resolve_target(req.to_name, from, target_shape.size());
-  if (from == to || (from == Layout::ND && (to == Layout::ND || is_host_4d(to))))
+  // A host layout kept as it is still checks a target shape given in another axis order.
+  const bool same_host = is_host(from) && from == to && !target_shape.empty();
+  if (!same_host && (req.from_name == req.to_name || from == to ||
+                     (from == Layout::ND && (to == Layout::ND || is_host(to)))))
     return unchanged_copy(req, device_count);
   if (!supported_pair(from, to))
     return Error(fmt::format("no transform from {} to {}", req.from_name, req.to_name));
   if (groups > 1 && from != Layout::FractalZ)
     return Error(fmt::format("a group count of {} only applies to FRACTAL_Z, not {}", groups,
                              req.from_name));
+  if (from == Layout::FractalNz) return from_fractal_nz(req);
 
+  MSDT_TRY(const Plan plan, make_plan(req, from, to));
   switch (from) {
     case Layout::NC1HWC0:
-      return from_nc1hwc0(req, to);
+      return from_nc1hwc0(req, plan);
     case Layout::FractalZ:
-      return from_fractal_z(req, to, groups);
-    case Layout::FractalNz:
-      return from_fractal_nz(req);
+      return from_fractal_z(req, plan, groups);
+    case Layout::C1HWNCoC0:
+      return from_c1hwncoc0(req, plan);
     case Layout::NDC1HWC0:
-      return from_ndc1hwc0(req);
+      return from_ndc1hwc0(req, plan);
+    case Layout::FractalZ3D:
+      return from_fractal_z_3d(req, plan);
     default:
-      return from_host_4d(req, from, to);
+      return from_host(req, plan, from);
   }
 }
 

@@ -20,7 +20,10 @@ std::string canonical_format(std::string_view name);
 // ("NC1HWC0", "FRACTAL_Z", "DECONV_SP_STRIDE8_TRANS", "LOOKUP_KEYS", …); empty if unknown.
 std::string_view ascend_format_name(uint64_t output_format);
 
-// Transforms whose source and target the dump spec §8 lists for msaccucmp's built-in converters.
+// Whether transform_layout knows the pair: every 4-D source (NCHW, NHWC, HWCN, NC1HWC0,
+// NC1HWC0_C04, FRACTAL_Z, C1HWNCoC0) to every 4-D host layout and FRACTAL_Z; every 5-D source
+// (NCDHW, NDHWC, DHWCN, NDC1HWC0, FRACTAL_Z_3D) to every 5-D host layout; FRACTAL_NZ to ND, NCHW
+// and NHWC; device formats also to ND (their channel-first host layout).
 bool can_transform(std::string_view from_format, std::string_view to_format);
 
 struct TransformResult {
@@ -30,11 +33,16 @@ struct TransformResult {
 
 // Rearranges `device` (elements of any byte width; packed sub-byte types are refused) from
 // `from_format` to `to_format`. `target_shape` is the host shape (original_shape or -s); it may be
-// empty when it can be derived from the device shape without padding. `groups` is sub_format for
-// grouped FRACTAL_Z (1 when absent). Errors name the shapes that do not fit.
+// empty when it can be derived from the device shape without padding. `shape_format` names the
+// axis order `target_shape` is written in: the tensor's origin format for original_shape, "NCHW"
+// for -s (N,C,H,W; NCDHW order for 5-D sources). Empty or not a host layout of the source's
+// family: the source format when it is a host layout (NCHW, NHWC, HWCN, NCDHW, NDHWC, DHWCN),
+// NCHW / NCDHW for device formats. The result is in `to_format` order whatever order the target
+// shape was given in. `groups` is sub_format for grouped FRACTAL_Z (1 when absent). Errors name
+// the shapes that do not fit.
 Expected<TransformResult> transform_layout(const TensorView& device, std::string_view from_format,
                                            std::string_view to_format,
                                            std::span<const uint64_t> target_shape,
-                                           uint32_t groups = 1);
+                                           uint32_t groups = 1, std::string_view shape_format = {});
 
 }  // namespace msdt

@@ -36,8 +36,8 @@ uint64_t parse_ascend_format(const Node& node) {
 
 testing::AscendTensorSpec parse_tensor(const Node& t) {
   t.check_keys({"data_type", "format", "shape", "original_shape", "sub_format", "address",
-                "original_op_name", "values", "fill", "payload_hex", "payload_size", "overflow",
-                "size", "unpacked_shape", "buffer_type"});
+                "original_op_name", "original_op_format", "values", "fill", "payload_hex",
+                "payload_size", "overflow", "size", "unpacked_shape", "buffer_type"});
   testing::AscendTensorSpec spec;
   if (auto d = t.find("data_type")) spec.data_type = parse_ascend_dtype(*d);
   if (auto f = t.find("format")) spec.format = parse_ascend_format(*f);
@@ -46,6 +46,7 @@ testing::AscendTensorSpec parse_tensor(const Node& t) {
   if (auto s = t.find("sub_format")) spec.sub_format = static_cast<int32_t>(s->i64());
   if (auto a = t.find("address")) spec.address = a->u64();
   if (auto n = t.find("original_op_name")) spec.original_op_name = n->string();
+  if (auto f = t.find("original_op_format")) spec.original_op_format = parse_ascend_format(*f);
   if (auto u = t.find("unpacked_shape")) spec.unpacked_shape = u->boolean();
   if (auto b = t.find("buffer_type")) spec.buffer_type = static_cast<uint32_t>(b->u64());
 

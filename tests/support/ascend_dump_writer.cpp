@@ -40,9 +40,10 @@ ProtoWriter encode_tensor(const AscendTensorSpec& t, const TensorFields& f, bool
   if (t.data_type != 0) m.varint(1, t.data_type);
   if (t.format != 0) m.varint(2, t.format);
   m.message(3, encode_shape(t.shape, t.unpacked_shape));
-  if (is_output && t.original_op_name) {
+  if (is_output && (t.original_op_name || t.original_op_format)) {
     ProtoWriter op;
-    op.string(1, *t.original_op_name);
+    if (t.original_op_name) op.string(1, *t.original_op_name);
+    if (t.original_op_format) op.varint(4, *t.original_op_format);
     m.message(4, op);
   }
   if (whole_protobuf && !t.payload.empty()) m.bytes(f.data, t.payload);

@@ -19,6 +19,7 @@ struct AscendTensorSpec {
   std::optional<int32_t> sub_format;
   std::optional<uint64_t> address;
   std::optional<std::string> original_op_name;  // OriginalOp.name (outputs only)
+  std::optional<uint32_t> original_op_format;   // OriginalOp.format (outputs only)
   uint32_t buffer_type = 0;                     // buffers and workspaces
   std::vector<std::byte> payload;               // written after the header
   std::optional<uint64_t> size_override;        // the `size` field; default payload.size()

@@ -30,7 +30,8 @@ Owned arange(DType dtype, std::vector<uint64_t> shape, T start = 0) {
   return tensor_of(dtype, v, std::move(shape));
 }
 
-// Expected strings are NumPy 1.24's str() with threshold=10, linewidth=1000.
+// Expected strings are NumPy 1.24's np.array2string with threshold=10 (golden/dump-parse/
+// value-printer checks many more against NumPy itself).
 TEST(ValuePrinter, MatchesNumpyLayoutForIntegers) {
   EXPECT_EQ(print(arange<int32_t>(DType::Int32, {2, 3, 4})),
             "[[[ 0  1  2  3]\n  [ 4  5  6  7]\n  [ 8  9 10 11]]\n\n"
@@ -81,18 +82,18 @@ TEST(ValuePrinter, BoolEmptyAndScalar) {
 TEST(ValuePrinter, Floats) {
   std::vector<float> v = {1.0f, -2.5f, NAN, INFINITY, -INFINITY, 0.1f, 1e20f, -0.0f, 1e-7f};
   EXPECT_EQ(print(tensor_of(DType::Float32, v, {3, 3})),
-            "[[    1.   -2.5    nan]\n [   inf   -inf    0.1]\n [1.e+20    -0. 1.e-07]]");
+            "[[ 1.0e+00 -2.5e+00      nan]\n [     inf     -inf  1.0e-01]\n"
+            " [ 1.0e+20 -0.0e+00  1.0e-07]]");  // np.array2string of the same float32 array
   // Shortest form of the float32 value, not of its double widening.
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {0.1f, 16777216.0f}, {2})),
-            "[      0.1 16777216.]");
+            "[1.0000000e-01 1.6777216e+07]");
   EXPECT_EQ(print(tensor_of<double>(DType::Float64, {0.1, -NAN}, {2})), "[0.1 nan]");
 }
 
 TEST(ValuePrinter, NarrowFloatsAndPackedTypes) {
   EXPECT_EQ(print(tensor_of<uint16_t>(DType::Float16, {0x3C00, 0x3555, 0xFC00}, {3})),
-            "[        1. 0.33325195       -inf]");
-  EXPECT_EQ(print(tensor_of<uint16_t>(DType::BFloat16, {0x3F8D, 0x7FC0}, {2})),
-            "[1.1015625       nan]");
+            "[1.     0.3333   -inf]");  // float16's own shortest digits, as NumPy
+  EXPECT_EQ(print(tensor_of<uint16_t>(DType::BFloat16, {0x3F8D, 0x7FC0}, {2})), "[1.1 nan]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Float8E4M3FN, {0x38, 0x7E}, {2})), "[  1. 448.]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Float8E5M2, {0x3C, 0xC0}, {2})), "[ 1. -2.]");
   EXPECT_EQ(print(tensor_of<uint8_t>(DType::Int4, {0xF7, 0x08, 0x03}, {5})), "[ 7 -1 -8  0  3]");
@@ -106,12 +107,36 @@ TEST(ValuePrinter, Complex) {
 }
 
 TEST(ValuePrinter, RefusesWhatItCannotShow) {
-  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat8, {1, 2}, {2})),
-            "(hifloat8 values are not decoded)");
+  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat4, {1, 2}, {2})),
+            "(hifloat4 values are not decoded)");
+  EXPECT_EQ(print(tensor_of<uint8_t>(DType::HiFloat8, {0x08, 0xEF, 0x6E}, {3})),
+            "[1.0000e+00       -inf 3.2768e+04]");  // as NumPy prints float32 [1, -inf, 32768]
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1, 2}, {3})),
             "(data holds 8 bytes, fewer than 3 float32 elements need)");
   EXPECT_EQ(print(tensor_of<float>(DType::Float32, {}, {4294967296, 4294967296})),
             "(shape (4294967296, 4294967296) has more than 2^64 elements)");
+}
+
+// NumPy wraps rows at 75 columns, continuing under the first element (np.array2string of
+// np.arange(30) * 1001).
+TEST(ValuePrinter, WrapsAt75Columns) {
+  std::vector<int64_t> v(30);
+  for (int64_t k = 0; k < 30; ++k) v[k] = k * 1001;
+  EXPECT_EQ(print(tensor_of(DType::Int64, v, {30})),
+            "[    0  1001  2002  3003  4004  5005  6006  7007  8008  9009 10010 11011\n"
+            " 12012 13013 14014 15015 16016 17017 18018 19019 20020 21021 22022 23023\n"
+            " 24024 25025 26026 27027 28028 29029]");
+}
+
+// Deep tensors: 64 dimensions (NumPy's most) print as NumPy does; more are refused in one line,
+// in time and memory linear in the rank (20 000 dimensions crashed the recursive printer).
+TEST(ValuePrinter, DeepTensors) {
+  std::vector<uint64_t> shape(64, 1);
+  EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1.5f}, shape)),
+            std::string(64, '[') + "1.5" + std::string(64, ']'));
+  shape.assign(20000, 1);
+  EXPECT_EQ(print(tensor_of<float>(DType::Float32, {1.5f}, shape)),
+            "(values not shown: 20000 dimensions, more than the 64 NumPy allows)");
 }
 
 }  // namespace
