@@ -76,7 +76,7 @@ Expected<TensorView> ascend_tensor_view(const AscendTensor& tensor);
 
 // Decodes an Opdebug overflow payload (§5.8), the old 2048-byte layout or the 0x5A5A5A5A one, into
 // the JSON msaccucmp writes for it.
-Expected<nlohmann::json> decode_overflow(Bytes payload, uint64_t base_offset);
+Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset);
 
 // Every field of the dump as JSON, for `dump-parse --show --json` and the text view.
 nlohmann::json ascend_dump_to_json(const AscendDump& dump);

@@ -63,7 +63,9 @@ Expected<ConvertOptions> resolve_convert_arguments(const ConvertArguments& args)
 
 // "1,3,224,224" -> {1,3,224,224}; every dimension a positive decimal integer.
 Expected<std::vector<uint64_t>> parse_shape_argument(std::string_view text);
-// -d text split at commas; empty items are refused.
+// -d text split at commas. A comma written \, belongs to the path and \\ is one backslash (any
+// other backslash is kept as it is). Empty items are refused. resolve_convert_arguments takes a
+// -d that names an existing path whole, before any splitting.
 Expected<std::vector<std::string>> split_source_list(std::string_view text);
 
 // msaccucmp spells its output option `-out`, a single-dash long option CLI11 cannot declare:
@@ -78,10 +80,16 @@ std::string npy_output_name(std::string_view basename, std::string_view io, uint
 // "{basename}.{io}.{idx}.{d0xd1x..}.npy": after -f.
 std::string formatted_npy_output_name(std::string_view basename, std::string_view io,
                                       uint32_t index, std::span<const uint64_t> shape);
-// "{basename}.{io}.{idx}.{d0_d1_..}.{dtype}.{FORMAT}.bin": raw elements.
+// "{basename}.{io}.{idx}.{d0_d1_..}.{dtype}.{FORMAT}.bin": raw elements after -f.
 std::string bin_output_name(std::string_view basename, std::string_view io, uint32_t index,
                             std::span<const uint64_t> shape, std::string_view dtype,
                             std::string_view format);
+// "{basename}.{io}.{idx}.{N}.{dtype}.{FORMAT}.bin": raw elements in the device layout, where N is
+// the flat element count (msaccucmp names `-t bin` outputs without -f so, e.g.
+// "….output.0.16.float16.NC1HWC0.bin" for a 1x1x1x1x16 tensor).
+std::string device_bin_output_name(std::string_view basename, std::string_view io, uint32_t index,
+                                   uint64_t element_count, std::string_view dtype,
+                                   std::string_view format);
 // "{basename'}.{io}.{idx}.{FORMAT}.npy", where basename' has its second dot field replaced by the
 // last '/' segment of the container's op_name when the basename has exactly 5 dot fields
 // (msaccucmp `make_msnpy_file_name`).

@@ -9,6 +9,7 @@
 
 #include "dump/ascend_dump.h"
 #include "dump/side_files.h"
+#include "io/output_file.h"
 #include "io/text.h"
 #include "tensor/npy.h"
 
@@ -196,6 +197,7 @@ void walk_directory(const fs::path& dir, const std::string& display,
     if (ec) break;
     const fs::directory_entry& entry = *it;
     std::string name = entry.path().filename().string();
+    if (is_output_temporary(name)) continue;  // left by a dump-convert that was killed
     std::error_code type_ec;
     // Links to files are followed; links to directories are not, so a loop cannot trap the walk.
     if (entry.is_symlink(type_ec) && entry.is_directory(type_ec)) continue;

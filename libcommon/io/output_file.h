@@ -1,19 +1,54 @@
-// Output files that appear whole or not at all: data goes to a hidden temporary beside the target
-// and is renamed over it on commit(); a file never committed is removed. A crash, a full disk or a
-// bad tensor halfway through therefore never leaves a half-written output behind.
+// Output files that appear whole or not at all: data goes to a hidden temporary in the target's
+// directory and is renamed over the target on commit(); a file never committed is removed, and so
+// is every open temporary when the process is stopped by SIGINT, SIGTERM or SIGHUP. A crash, a
+// full disk, Ctrl-C or a bad tensor halfway through therefore never leaves a half-written output.
+//
+// Temporaries are named ".msdt-tmp.PID.N" whatever the target's name, so that every legal target
+// name (up to 255 bytes) can be written; is_output_temporary() recognises them (and the
+// ".NAME.tmpPID.N" of earlier versions) so that readers skip the debris of a killed run.
+//
+// Why rename rather than O_TMPFILE + linkat: linkat cannot replace an existing file (a rerun into
+// the same DST must), needs /proc or CAP_DAC_READ_SEARCH, and measured no faster on tmpfs; the
+// rename of a short name inside an open directory (renameat) costs one directory update.
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "io/byte_reader.h"
 
 namespace msdt {
 
+// True for the name (last path component) of a temporary an AtomicFile writes.
+bool is_output_temporary(std::string_view name);
+
+// An open directory: files are created in it by name (openat/renameat), so that writing many
+// small files does not resolve the whole path for each one. Closed on destruction.
+class OutputDirectory {
+ public:
+  // The directory must exist.
+  static Expected<OutputDirectory> open(const std::filesystem::path& path);
+  OutputDirectory(OutputDirectory&& other) noexcept;
+  OutputDirectory& operator=(OutputDirectory&& other) noexcept;
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+  ~OutputDirectory();
+
+  int fd() const { return fd_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  OutputDirectory() = default;
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
 class AtomicFile {
  public:
-  // The parent directory must exist.
-  static Expected<AtomicFile> create(const std::filesystem::path& target);
+  // `name` is one path component inside `directory`, which must stay open until the file is
+  // committed or destroyed.
+  static Expected<AtomicFile> create(const OutputDirectory& directory, std::string_view name);
 
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
@@ -22,20 +57,22 @@ class AtomicFile {
 
   Status write(Bytes data);
   Status write(std::string_view text);
+  // Both pieces with one writev(2) call when it takes them whole (a header and a small payload).
+  Status write(Bytes first, Bytes second);
   // Copies `length` bytes starting at `offset` of another descriptor, in the kernel when it can
-  // (copy_file_range), which is what lets conversion run at the speed of cp.
+  // (copy_file_range), which is what lets conversion of large tensors run at the speed of cp.
   Status copy_from(int fd, uint64_t offset, uint64_t length);
   Status commit();
 
-  const std::filesystem::path& target() const { return target_; }
-
  private:
   AtomicFile() = default;
+  void discard();
 
-  std::filesystem::path target_;
-  std::filesystem::path temporary_;
+  int directory_fd_ = -1;
+  std::string name_;
+  std::string temporary_;
   int fd_ = -1;
-  bool committed_ = false;
+  int slot_ = -1;  // in the registry of temporaries removed on a stopping signal
 };
 
 // Writes a whole small file atomically.
