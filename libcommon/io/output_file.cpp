@@ -113,19 +113,19 @@ bool is_output_temporary(std::string_view name) {
          all_digits(name.substr(tmp + 4, last_dot - tmp - 4));
 }
 
-Expected<OutputDirectory> OutputDirectory::open(const std::filesystem::path& path) {
-  OutputDirectory directory;
+Expected<OpenDirectory> OpenDirectory::open(const std::filesystem::path& path) {
+  OpenDirectory directory;
   directory.path_ = path;
   directory.fd_ = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (directory.fd_ < 0)
-    return Error{fmt::format("cannot open the output directory: {}", errno_text())};
+    return Error{fmt::format("cannot open the directory: {}", errno_text())};
   return directory;
 }
 
-OutputDirectory::OutputDirectory(OutputDirectory&& other) noexcept
+OpenDirectory::OpenDirectory(OpenDirectory&& other) noexcept
     : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
 
-OutputDirectory& OutputDirectory::operator=(OutputDirectory&& other) noexcept {
+OpenDirectory& OpenDirectory::operator=(OpenDirectory&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
@@ -134,11 +134,11 @@ OutputDirectory& OutputDirectory::operator=(OutputDirectory&& other) noexcept {
   return *this;
 }
 
-OutputDirectory::~OutputDirectory() {
+OpenDirectory::~OpenDirectory() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Expected<AtomicFile> AtomicFile::create(const OutputDirectory& directory, std::string_view name) {
+Expected<AtomicFile> AtomicFile::create(const OpenDirectory& directory, std::string_view name) {
   install_signal_cleanup();
   static std::atomic<uint64_t> counter{0};
   static const pid_t pid = ::getpid();
@@ -233,7 +233,7 @@ Status AtomicFile::commit() {
 
 Status write_file_atomically(const std::filesystem::path& target, std::string_view contents) {
   std::filesystem::path parent = target.parent_path();
-  MSDT_TRY(OutputDirectory directory, OutputDirectory::open(parent.empty() ? "." : parent));
+  MSDT_TRY(OpenDirectory directory, OpenDirectory::open(parent.empty() ? "." : parent));
   MSDT_TRY(AtomicFile file, AtomicFile::create(directory, target.filename().string()));
   MSDT_CHECK(file.write(contents));
   return file.commit();

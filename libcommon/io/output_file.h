@@ -23,23 +23,24 @@ namespace msdt {
 // True for the name (last path component) of a temporary an AtomicFile writes.
 bool is_output_temporary(std::string_view name);
 
-// An open directory: files are created in it by name (openat/renameat), so that writing many
-// small files does not resolve the whole path for each one. Closed on destruction.
-class OutputDirectory {
+// An open directory (O_PATH): files are opened and created in it by name (openat/renameat), so
+// that reading or writing many small files does not resolve the whole path for each one. Closed
+// on destruction.
+class OpenDirectory {
  public:
   // The directory must exist.
-  static Expected<OutputDirectory> open(const std::filesystem::path& path);
-  OutputDirectory(OutputDirectory&& other) noexcept;
-  OutputDirectory& operator=(OutputDirectory&& other) noexcept;
-  OutputDirectory(const OutputDirectory&) = delete;
-  OutputDirectory& operator=(const OutputDirectory&) = delete;
-  ~OutputDirectory();
+  static Expected<OpenDirectory> open(const std::filesystem::path& path);
+  OpenDirectory(OpenDirectory&& other) noexcept;
+  OpenDirectory& operator=(OpenDirectory&& other) noexcept;
+  OpenDirectory(const OpenDirectory&) = delete;
+  OpenDirectory& operator=(const OpenDirectory&) = delete;
+  ~OpenDirectory();
 
   int fd() const { return fd_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  OutputDirectory() = default;
+  OpenDirectory() = default;
   std::filesystem::path path_;
   int fd_ = -1;
 };
@@ -48,7 +49,7 @@ class AtomicFile {
  public:
   // `name` is one path component inside `directory`, which must stay open until the file is
   // committed or destroyed.
-  static Expected<AtomicFile> create(const OutputDirectory& directory, std::string_view name);
+  static Expected<AtomicFile> create(const OpenDirectory& directory, std::string_view name);
 
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
