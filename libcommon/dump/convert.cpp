@@ -56,10 +56,9 @@ Expected<SourceBytes> open_source(const SourceFile& source_file) {
   const DumpFile& file = source_file.file;
   SourceBytes source;
   if (!file.standard_input && file.size <= kReadWholeLimit) {
-    int fd = source_file.directory
-                 ? ::openat(source_file.directory->fd(), file.path.filename().c_str(),
-                            O_RDONLY | O_CLOEXEC)
-                 : ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = source_file.directory ? ::openat(source_file.directory->fd(),
+                                              file.path.filename().c_str(), O_RDONLY | O_CLOEXEC)
+                                   : ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{fmt::format("cannot open: {}", errno_text())};
     // One byte more than the walk saw, to notice a file that grew since.
     const uint64_t capacity = file.size + 1;

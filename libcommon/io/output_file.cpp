@@ -117,8 +117,7 @@ Expected<OpenDirectory> OpenDirectory::open(const std::filesystem::path& path) {
   OpenDirectory directory;
   directory.path_ = path;
   directory.fd_ = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (directory.fd_ < 0)
-    return Error{fmt::format("cannot open the directory: {}", errno_text())};
+  if (directory.fd_ < 0) return Error{fmt::format("cannot open the directory: {}", errno_text())};
   return directory;
 }
 
