@@ -346,14 +346,15 @@ bool contains(const fs::path& outer, const fs::path& inner) {
   return o == outer.end();
 }
 
-// -out and the -d directories must not overlap so that outputs could be read as inputs or written
-// over them. DST inside a -d directory is allowed: the walk skips it.
+// -out and the -d paths must not overlap so that outputs could be read as inputs or written over
+// them (a .npy given as -d inside DST would be rewritten in place). DST inside a -d directory is
+// allowed: the walk skips it.
 Status check_destination(const ConvertOptions& options, const fs::path& destination) {
   std::error_code ec;
   fs::path out = fs::weakly_canonical(destination, ec);
   if (ec) return std::nullopt;
   for (const std::string& root : options.sources) {
-    if (root == "-" || !fs::is_directory(root, ec)) continue;
+    if (root == "-" || !fs::exists(root, ec)) continue;
     fs::path in = fs::weakly_canonical(root, ec);
     if (ec) continue;
     if (in == out)
