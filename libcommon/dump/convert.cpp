@@ -30,8 +30,13 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kFailedList = "convert_failed_file_list.txt";
 
-// Sources up to this size are read whole with read(2) instead of being mapped: for the many tiny
-// tensors of a real dump, mmap + munmap cost more than the copy (measured: see bench/).
+// Small files (bench/compare_commands.sh, "small files"): sources up to this size are read whole
+// with read(2) instead of being mapped (mmap + munmap + page faults cost more than the copy), their
+// outputs are written from memory with one writev of header and elements (copy_file_range only
+// pays off on large regions), files are opened inside directories opened once (openat instead of
+// whole paths), and each output is renamed into place from a short temporary name (see
+// io/output_file.h for why rename). Measured on tmpfs, 10 000 tensors of ~4 KiB: 0.39 s CPU before,
+// 0.28 s after; cp -r 0.19 s.
 constexpr uint64_t kReadWholeLimit = 256 * 1024;
 
 struct SourceFile {

@@ -4,9 +4,9 @@
 // What is written for each kind of input:
 // * DumpData containers (§5.3): one output per input/output tensor, named as msaccucmp names it;
 //   buffers and workspaces as raw .bin; Opdebug overflow containers as one JSON per output (§5.8).
-// * .npy: copied byte for byte when NumPy can load it as it is (any version, fortran order or
-//   big-endian included), so that DST is a complete mirror; rewritten as standard npy when it holds
-//   elements NumPy cannot read ('<E2' or 'V2' bfloat16: float32 or raw uint16 per --bf16).
+// * .npy: copied byte for byte when standard (version 1.0, little-endian, C order, 64-byte
+//   aligned), so that DST is a complete mirror at the speed of cp; any other is rewritten in that
+//   standard form ('<E2'/'>E2'/'V2' bfloat16 as float32 or raw uint16 per --bf16).
 // * 1.1/1.2 .bin (format A) and msprobe raw files: `{name without .bin}.npy` / `{name}.npy`, with
 //   shape and dtype from the name.
 // * Side files (csv, json, graphs, execution order) are not tensors and are not copied.
@@ -119,8 +119,10 @@ OutputName shorten_long_name(std::string name, std::string_view suffix);
 // ---- The driver. ----
 
 // Converts everything, reporting each failed file on `diagnostics` (one line each) and listing
-// failed files in DST/convert_failed_file_list.txt. Returns the exit status: 0, 1 (some input
-// failed), 2 (usage, e.g. `-out -` with several outputs) or 3 (an output could not be written).
+// failed files in DST/convert_failed_file_list.txt (removed when none failed). Sources whose
+// outputs would share names in one directory are refused before anything is written. Returns the
+// exit status: 0, 1 (some input failed), 2 (usage: `-out -` with several outputs, -out overlapping
+// -d) or 3 (an output could not be written). The pieces are listed in convert_internal.h.
 int run_convert(const ConvertOptions& options, Diagnostics& diagnostics);
 
 }  // namespace msdt::dump

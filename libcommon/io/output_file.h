@@ -7,9 +7,12 @@
 // name (up to 255 bytes) can be written; is_output_temporary() recognises them (and the
 // ".NAME.tmpPID.N" of earlier versions) so that readers skip the debris of a killed run.
 //
-// Why rename rather than O_TMPFILE + linkat: linkat cannot replace an existing file (a rerun into
-// the same DST must), needs /proc or CAP_DAC_READ_SEARCH, and measured no faster on tmpfs; the
-// rename of a short name inside an open directory (renameat) costs one directory update.
+// Why a short temporary name + renameat rather than O_TMPFILE + linkat: linkat cannot replace an
+// existing file (a rerun into the same DST must), and linking an O_TMPFILE needs either
+// CAP_DAC_READ_SEARCH (AT_EMPTY_PATH) or a /proc path. Measured on tmpfs, 10 000 files of 4 KiB
+// (AMD EPYC, 2 cores): create+write+close+renameat 0.20 s, O_TMPFILE+linkat(AT_EMPTY_PATH) 0.18 s
+// (root only), O_TMPFILE+linkat(/proc/self/fd/N) 0.23 s, plain create+write with no atomicity
+// 0.12 s. Files are created inside an open directory (openat/renameat), not by whole paths.
 #pragma once
 
 #include <filesystem>
