@@ -48,6 +48,7 @@ struct ParsedTensor {
 struct ParsedDump {
   AscendDump dump;
   std::vector<ParsedTensor> inputs, outputs, buffers, workspaces;
+  uint64_t tensor_count = 0;
 };
 
 Expected<std::string> read_string(const Field& field) {
@@ -114,10 +115,10 @@ Expected<AscendOriginalOp> parse_original_op(const Field& outer) {
         status = read_into(field, op.output_index, read_uint32);
         break;
       case 3:
-        status = read_into(field, op.data_type, read_uint32);
+        status = read_into(field, op.data_type, read_uint);
         break;
       case 4:
-        status = read_into(field, op.format, read_uint32);
+        status = read_into(field, op.format, read_uint);
         break;
       default:
         break;
@@ -148,9 +149,9 @@ Status parse_tensor_field(const Field& field, const TensorSchema& schema, Parsed
   AscendTensor& t = out.tensor;
   const uint32_t n = field.number;
   if (n == 1) {
-    MSDT_TRY(t.data_type, read_uint32(field));
+    MSDT_TRY(t.data_type, read_uint(field));
   } else if (n == 2) {
-    MSDT_TRY(t.format, read_uint32(field));
+    MSDT_TRY(t.format, read_uint(field));
   } else if (n == 3) {
     MSDT_TRY(t.shape, parse_shape(field));
   } else if (n == schema.original_op) {
@@ -172,6 +173,9 @@ Status parse_tensor_field(const Field& field, const TensorSchema& schema, Parsed
   } else if (n == schema.address) {
     MSDT_TRY(t.address, read_uint(field));
   } else if (n == schema.dim_range) {
+    if (t.dim_range.size() >= kMaxAscendTensors)
+      return Error::at_offset(field.payload_offset,
+                              fmt::format("more than {} dim_range entries", kMaxAscendTensors));
     MSDT_TRY(AscendDimRange range, parse_dim_range(field));
     t.dim_range.push_back(range);
   } else if (n == schema.offset) {
@@ -255,6 +259,12 @@ Expected<std::pair<std::string, std::string>> parse_attr(const Field& outer) {
 Status parse_dump_data_field(const Field& field, ParsedDump& out) {
   AscendDump& d = out.dump;
   const auto add_tensor = [&](std::vector<ParsedTensor>& list, AscendTensorKind kind) -> Status {
+    if (++out.tensor_count > kMaxAscendTensors)
+      return Error::at_offset(
+          field.payload_offset,
+          fmt::format("DumpData declares more than {} tensors; refusing the container (a real "
+                      "operator has at most a few hundred)",
+                      kMaxAscendTensors));
     const auto index = static_cast<uint32_t>(list.size());
     auto tensor = parse_tensor(field, kind, index);
     if (!tensor)
@@ -281,6 +291,11 @@ Status parse_dump_data_field(const Field& field, ParsedDump& out) {
       status = read_into(field, d.op_name, read_string);
       break;
     case 7:
+      if (d.attrs.size() >= kMaxAscendTensors)
+        return Error::at_offset(field.payload_offset,
+                                fmt::format("DumpData declares more than {} attrs; refusing the "
+                                            "container",
+                                            kMaxAscendTensors));
       if (auto v = parse_attr(field)) {
         d.attrs.push_back(std::move(*v));
       } else {
@@ -351,12 +366,18 @@ Expected<AscendDump> parse_framed(Bytes file) {
       to->push_back(std::move(p.tensor));
     }
   }
-  if (position != file.size())
+  if (position > file.size())
     return Error::at_offset(
         payload_start,
         fmt::format("payload sizes do not match the file: 8 + header {} + payloads {} = {} bytes "
                     "expected, file has {} bytes",
                     header_length, position - payload_start, position, file.size()));
+  if (position < file.size()) {
+    dump.trailing_bytes = file.size() - position;
+    dump.warnings.push_back(Error::at_offset(
+        position,
+        fmt::format("{} trailing bytes after the last payload, ignored", dump.trailing_bytes)));
+  }
   for (auto [from, to] : groups)
     for (AscendTensor& t : *to) t.payload = file.subspan(t.payload_offset, t.size);
   return std::move(dump);
@@ -462,14 +483,39 @@ bool looks_like_ascend_dump(Bytes file) {
   // Only the message is decoded; payloads are not touched, so this stays cheap on big files.
   auto dump = parse_ascend_dump(file);
   if (!dump) return false;
+  // Trailing bytes are accepted in a file named as a container; recognising one by content alone
+  // takes the exact size of §3.9 or the "2.0" version, or any header-sized bytes would pass.
+  if (dump->trailing_bytes != 0 && dump->version != "2.0") return false;
   // Eight zero bytes parse as an empty container; a real dump always names a version or a tensor.
   return !dump->version.empty() || !dump->inputs.empty() || !dump->outputs.empty() ||
          !dump->buffers.empty() || !dump->workspaces.empty();
 }
 
+namespace {
+
+// A tag byte of DumpData fields 1–9 with their wire types (§5.4): strings and messages are
+// length-delimited, dump_time is a varint.
+bool is_dump_data_tag(std::byte tag) {
+  const auto value = static_cast<uint8_t>(tag);
+  const uint8_t field = value >> 3, wire_type = value & 7;
+  if (field < 1 || field > 9) return false;
+  return wire_type == (field == 2 ? 0 : 2);
+}
+
+}  // namespace
+
+bool could_start_ascend_dump(Bytes start) {
+  if (start.size() < kLengthFieldSize) return !start.empty();  // too short to rule anything out
+  const uint64_t header_length = load_u64le(start.data());
+  // Whole-protobuf layout: a tag first, and the 8 bytes are no length a header could have.
+  if (is_dump_data_tag(start[0]) && header_length > (uint64_t{1} << 40)) return true;
+  if (header_length == 0) return false;
+  return start.size() == kLengthFieldSize || is_dump_data_tag(start[kLengthFieldSize]);
+}
+
 Expected<AscendDump> parse_ascend_dump(Bytes file) {
   auto framed = parse_framed(file);
-  if (framed) return framed;
+  if (framed && framed->trailing_bytes == 0) return framed;
   // msaccucmp tries the old layout too (§5.3); when neither fits, the 2.0 error is the useful one.
   if (auto whole = parse_whole_protobuf(file)) return whole;
   return framed;

@@ -3,11 +3,10 @@
 // older whole-protobuf layout with the payloads inside the `data` fields.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "io/byte_reader.h"
 #include "tensor/dtype.h"
@@ -20,8 +19,8 @@ std::string_view kind_name(AscendTensorKind kind);  // "input", "output", "buffe
 struct AscendOriginalOp {
   std::string name;
   uint32_t output_index = 0;
-  uint32_t data_type = 0;
-  uint32_t format = 0;
+  uint64_t data_type = 0;  // enums as read: a value past 32 bits is shown, not cut (§5.5)
+  uint64_t format = 0;
 };
 
 struct AscendDimRange {
@@ -31,10 +30,10 @@ struct AscendDimRange {
 
 struct AscendTensor {
   AscendTensorKind kind = AscendTensorKind::Input;
-  uint32_t index = 0;          // position among tensors of the same kind
-  uint32_t data_type = 0;      // OutputDataType as stored (inputs/outputs only)
-  uint32_t format = 0;         // OutputFormat as stored, unmasked
-  std::vector<uint64_t> shape;           // device shape
+  uint32_t index = 0;           // position among tensors of the same kind
+  uint64_t data_type = 0;       // OutputDataType as stored (inputs/outputs only), all 64 bits
+  uint64_t format = 0;          // OutputFormat as stored, unmasked
+  std::vector<uint64_t> shape;  // device shape
   std::vector<uint64_t> original_shape;  // host shape; empty when absent
   bool has_original_shape = false;
   int32_t sub_format = 0;
@@ -50,6 +49,12 @@ struct AscendTensor {
   Bytes payload;                // `size` bytes
 };
 
+// At most this many tensors (inputs, outputs, buffers and workspaces together) in one container,
+// and as many attrs, and dim ranges per tensor: an empty entry costs two bytes of protobuf, so
+// without a limit a small file could ask for millions of outputs. Real operators have at most a
+// few hundred.
+inline constexpr uint64_t kMaxAscendTensors = 16384;
+
 struct AscendDump {
   bool whole_protobuf = false;  // old layout: payloads inside `data`
   uint64_t header_length = 0;
@@ -59,14 +64,25 @@ struct AscendDump {
   std::vector<std::pair<std::string, std::string>> attrs;
   std::string dfx_message;
   std::vector<AscendTensor> inputs, outputs, buffers, workspaces;
+  // Bytes after the last payload (2.0 layout): accepted as the current msaccucmp does (§5.3).
+  uint64_t trailing_bytes = 0;
+  // What a tool should warn about (trailing bytes), each at its offset.
+  std::vector<Error> warnings;
 };
 
 // Cheap content check used to recognise a file (dump spec §3.9): plausible header length and a
 // DumpData that parses with sizes adding up.
 bool looks_like_ascend_dump(Bytes file);
 
-// Parses and checks the whole container: header length within the file, the protobuf, and that
-// the payload sizes add up to the file size exactly.
+// Whether `start`, the first bytes of an input (all of it when shorter than 16), could begin a
+// container: a length prefix of a header that is not empty followed by the tag of a DumpData
+// field (2.0 layout), or such a tag at once (whole-protobuf layout). For "-", which has to be
+// refused before it is read to the end.
+bool could_start_ascend_dump(Bytes start);
+
+// Parses and checks the whole container: header length within the file, the protobuf, at most
+// kMaxAscendTensors tensors, and payloads that end within the file. Bytes after the last payload
+// are accepted with a warning in `warnings`, as the current msaccucmp accepts them (§5.3).
 Expected<AscendDump> parse_ascend_dump(Bytes file);
 
 // The tensor as elements: dtype from data_type, shape from `shape` (empty shape with size > 0:
@@ -77,6 +93,14 @@ Expected<TensorView> ascend_tensor_view(const AscendTensor& tensor);
 // Decodes an Opdebug overflow payload (§5.8), the old 2048-byte layout or the 0x5A5A5A5A one, into
 // the JSON msaccucmp writes for it.
 Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset);
+
+// The largest npy-mode overflow record read (MindSpore's are a few hundred bytes).
+inline constexpr uint64_t kMaxOverflowJsonBytes = uint64_t{1} << 20;
+
+// An npy-mode overflow record (§5.8, Opdebug.Node_OpDebug.{task}.{stream}.{ts}.output.{i}.json):
+// a JSON object holding at least one of the blocks "DHA Atomic Add", "L2 Atomic Add", "AI Core",
+// each an object. Errors name the byte offset of invalid JSON.
+Expected<nlohmann::json> parse_overflow_json(std::string_view text);
 
 // Every field of the dump as JSON, for `dump-parse --show --json` and the text view.
 nlohmann::json ascend_dump_to_json(const AscendDump& dump);

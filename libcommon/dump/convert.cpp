@@ -408,6 +408,9 @@ std::vector<SourceFile> collect_sources(RunState& state) {
       state.report(RunState::Level::Error, display, error);
       state.list_failed(SIZE_MAX, display);
     };
+    callbacks.warning = [&](const std::string& display, const Error& error) {
+      state.report(RunState::Level::Warning, display, error);
+    };
     std::string one[] = {root};
     walk_dump_tree(one, callbacks);
   }

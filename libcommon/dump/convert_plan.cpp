@@ -17,7 +17,7 @@
 namespace msdt::dump {
 namespace {
 
-std::string format_string(uint32_t output_format) {
+std::string format_string(uint64_t output_format) {
   std::string_view name = ascend_format_name(output_format);
   return name.empty() ? fmt::format("{}", output_format & 0xFF) : std::string(name);
 }
@@ -104,6 +104,7 @@ class Planner {
 
   Status plan_container() {
     MSDT_TRY(AscendDump dump, parse_ascend_dump(contents_));
+    for (const Error& warning : dump.warnings) out_.warning(warning);  // trailing bytes (§5.3)
     if (file_.name.kind == FileKind::Overflow || basename_.starts_with("Opdebug.Node_OpDebug."))
       return plan_overflow(dump);
     if (!options_.target_format.empty()) return plan_all_formatted(dump);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "io/text.h"
 #include "tensor/layout.h"
 
 namespace msdt::dump {
@@ -49,7 +52,8 @@ Status read_legacy_bin(const DumpFile& file, Bytes contents,
                        const std::function<void(const DumpTensor&)>& visit) {
   const DumpFileName& name = file.name;
   if (!name.dtype)
-    return Error(fmt::format("unknown dtype '{}' in the file name", name.dtype_label));
+    return Error(
+        fmt::format("unknown dtype {} in the file name", quote_for_message(name.dtype_label)));
   MSDT_TRY(uint64_t count, element_count(name.shape));
   auto expected = dtype_bytes(*name.dtype, count);
   if (!expected) return Error("shape in the file name overflows the byte count");
@@ -72,7 +76,8 @@ Status read_msprobe_raw(const DumpFile& file, Bytes contents,
                         const std::function<void(const DumpTensor&)>& visit) {
   const DumpFileName& name = file.name;
   if (!name.dtype)
-    return Error(fmt::format("unknown dtype '{}' in the file name", name.dtype_label));
+    return Error(
+        fmt::format("unknown dtype {} in the file name", quote_for_message(name.dtype_label)));
   unsigned bits = dtype_bits(*name.dtype);
   uint64_t count = bits ? contents.size() * 8 / bits : 0;
   DumpTensor tensor = tensor_from_name(name, "msprobe-raw");
@@ -86,8 +91,11 @@ Status read_msprobe_raw(const DumpFile& file, Bytes contents,
 }
 
 Status read_container(const DumpFile& file, Bytes contents, std::string format,
-                      const std::function<void(const DumpTensor&)>& visit) {
+                      const std::function<void(const DumpTensor&)>& visit,
+                      const std::function<void(const Error&)>& warn) {
   MSDT_TRY(AscendDump container, parse_ascend_dump(contents));
+  if (warn)
+    for (const Error& warning : container.warnings) warn(warning);
   DumpTensor shared = tensor_from_name(file.name, std::move(format));
   if (shared.op_name.empty() && shared.op_type.empty()) shared.op_name = container.op_name;
   shared.container = &container;
@@ -115,6 +123,17 @@ Status read_container(const DumpFile& file, Bytes contents, std::string format,
       visit(tensor);
     }
   }
+  return std::nullopt;
+}
+
+// npy-mode overflow record (dump spec §5.8): one entry, its JSON decoded for --show.
+Status read_overflow_json(const DumpFile& file, Bytes contents,
+                          const std::function<void(const DumpTensor&)>& visit) {
+  MSDT_TRY(nlohmann::json record, parse_overflow_json(as_text(contents)));
+  DumpTensor tensor = tensor_from_name(file.name, "overflow-json");
+  tensor.bytes = contents.size();
+  tensor.overflow_record = &record;
+  visit(tensor);
   return std::nullopt;
 }
 
@@ -146,8 +165,19 @@ Status read_statistics(const DumpFile& file, Bytes contents,
 
 Status read_dump_file(const DumpFile& file, Bytes contents,
                       const std::function<void(const DumpTensor&)>& visit) {
+  return read_dump_file(file, contents, {}, visit);
+}
+
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const Error&)>& warn,
+                      const std::function<void(const DumpTensor&)>& visit) {
   // Content decides over the name: a renamed or mapped file is still what its bytes say.
-  if (looks_like_npy(contents)) return read_npy(file, contents, visit);
+  if (looks_like_npy(contents)) {
+    if (file.name.kind == FileKind::Unknown && warn)
+      warn(Error(fmt::format("name outside the dump file grammars, listed without name fields: {}",
+                             file.name.problem.empty() ? "unknown name" : file.name.problem)));
+    return read_npy(file, contents, visit);
+  }
   switch (file.name.kind) {
     case FileKind::Npy:
     case FileKind::ConvertedNpy:
@@ -157,16 +187,18 @@ Status read_dump_file(const DumpFile& file, Bytes contents,
     case FileKind::MsprobeRaw:
       return read_msprobe_raw(file, contents, visit);
     case FileKind::AscendBinary:
-      return read_container(file, contents, "ascend", visit);
+      return read_container(file, contents, "ascend", visit, warn);
     case FileKind::Overflow:
-      return read_container(file, contents, "overflow", visit);
+      return read_container(file, contents, "overflow", visit, warn);
+    case FileKind::OverflowJson:
+      return read_overflow_json(file, contents, visit);
     case FileKind::StatisticCsv:
       return read_statistics(file, contents, visit);
     case FileKind::Unknown:
-      if (looks_like_ascend_dump(contents)) return read_container(file, contents, "ascend", visit);
+      if (looks_like_ascend_dump(contents))
+        return read_container(file, contents, "ascend", visit, warn);
       if (file.name.problem.empty()) return Error("unknown file");
       return Error(fmt::format("unknown file: {}", file.name.problem));
-    case FileKind::OverflowJson:
     case FileKind::MappingCsv:
     case FileKind::ExecutionOrder:
     case FileKind::GlobalExecutionOrder:

@@ -26,18 +26,25 @@ struct DumpTensor {
   std::optional<DType> dtype;   // the dtype of the stored elements
   std::vector<uint64_t> shape;  // as stored (device shape for DumpData)
   bool shape_known = false;
-  uint64_t bytes = 0;                // payload bytes on disk
-  std::optional<TensorView> view;    // elements; valid while the file's bytes live
-  const NpyHeader* npy = nullptr;            // for format "npy"
-  const AscendDump* container = nullptr;     // for "ascend" and "overflow"
-  const AscendTensor* ascend = nullptr;      // for "ascend" and "overflow"
-  const StatisticRow* statistics = nullptr;  // for "statistic"
+  uint64_t bytes = 0;                               // payload bytes on disk
+  std::optional<TensorView> view;                   // elements; valid while the file's bytes live
+  const NpyHeader* npy = nullptr;                   // for format "npy"
+  const AscendDump* container = nullptr;            // for "ascend" and "overflow"
+  const AscendTensor* ascend = nullptr;             // for "ascend" and "overflow"
+  const StatisticRow* statistics = nullptr;         // for "statistic"
+  const nlohmann::json* overflow_record = nullptr;  // for "overflow-json": the decoded record
 };
 
 // Parses `contents` (the bytes of `file`) and calls `visit` for each tensor in order. Files that
-// hold no tensors (execution order, metadata, graphs) visit nothing. An unknown or damaged file is
-// an Error naming the offset or line; a file whose name says one thing and content another is
-// classified by content (a .npy magic, a DumpData container).
+// hold no tensors (execution order, metadata, graphs) visit nothing; an npy-mode overflow record
+// (JSON) is one entry of format "overflow-json". An unknown or damaged file is an Error naming
+// the offset or line; a file whose name says one thing and content another is classified by
+// content (a .npy magic, a DumpData container). `warn` hears what is read anyway but must be
+// said: bytes after a container's last payload, an npy file whose name is outside the grammar.
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const Error&)>& warn,
+                      const std::function<void(const DumpTensor&)>& visit);
+// The same without warnings.
 Status read_dump_file(const DumpFile& file, Bytes contents,
                       const std::function<void(const DumpTensor&)>& visit);
 

@@ -719,7 +719,6 @@ bool kind_is_side_file(FileKind kind) {
     case FileKind::Metadata:
     case FileKind::Graph:
     case FileKind::ConvertFailedList:
-    case FileKind::OverflowJson:
       return true;
     default:
       return false;
@@ -766,7 +765,8 @@ struct Lister {
   Diagnostics& diagnostics;
 
   void file(const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
-    auto status = read_dump_file(file, contents, [&](const DumpTensor& tensor) {
+    auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+    auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
       if (tensor.ascend) warn_unknown_enums(file, *tensor.ascend);
       TensorRow row = make_row(directory, file, tensor);
       if (!filter.accepts(row)) return;
@@ -832,6 +832,9 @@ Status list_tensors(std::span<const std::string> paths, const ListOptions& optio
   callbacks.directory = [&](const DumpDirectory& directory) { lister.directory(directory); };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
   sink->finish();

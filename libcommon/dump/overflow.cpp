@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "dump/ascend_dump.h"
+#include "io/text.h"
 
 namespace msdt::dump {
 namespace {
@@ -171,6 +172,42 @@ Expected<nlohmann::ordered_json> decode_new_layout(Bytes payload, uint64_t base_
 }
 
 }  // namespace
+
+Expected<nlohmann::json> parse_overflow_json(std::string_view text) {
+  if (text.size() > kMaxOverflowJsonBytes)
+    return Error::at_offset(0, fmt::format("overflow record of {} bytes is larger than the {} "
+                                           "bytes such a record can take",
+                                           text.size(), kMaxOverflowJsonBytes));
+  nlohmann::json record;
+  try {
+    record = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    // nlohmann's message quotes the input raw; ours says only where.
+    const uint64_t at = error.byte > 0 ? error.byte - 1 : 0;
+    return Error::at_offset(
+        at, fmt::format("overflow record is not valid JSON (near {})",
+                        quote_for_message(text.substr(std::min<uint64_t>(at, text.size()), 16))));
+  } catch (const nlohmann::json::exception&) {
+    // out_of_range 406: a number past double ("1E880"), which nlohmann rejects without a place.
+    return Error::at_offset(0, "overflow record is not valid JSON (a number out of range)");
+  }
+  if (!record.is_object()) return Error::at_offset(0, "overflow record is not a JSON object");
+  static constexpr std::array<std::string_view, 3> kBlocks{"DHA Atomic Add", "L2 Atomic Add",
+                                                           "AI Core"};
+  bool any = false;
+  for (std::string_view block : kBlocks) {
+    auto found = record.find(std::string(block));
+    if (found == record.end()) continue;
+    if (!found->is_object())
+      return Error::at_offset(0, fmt::format("overflow record: '{}' is not an object", block));
+    any = true;
+  }
+  if (!any)
+    return Error::at_offset(0,
+                            "overflow record has none of the blocks 'DHA Atomic Add', 'L2 Atomic "
+                            "Add', 'AI Core'");
+  return record;
+}
 
 Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset) {
   if (payload.size() >= 4 && load_u32le(payload.data()) == kNewLayoutMagic)

@@ -176,8 +176,10 @@ Json describe(const DumpDirectory& directory, const DumpFile& file, Bytes conten
 
   Json tensors = Json::array();
   Json overflow = Json::array();
-  auto status = read_dump_file(file, contents, [&](const DumpTensor& tensor) {
+  auto warn = [&](const Error& warning) { diagnostics.warning(file.display, warning); };
+  auto status = read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
     tensors.push_back(tensor_json(tensor, options));
+    if (tensor.overflow_record) overflow.push_back(Json(*tensor.overflow_record));
     // The overflow record is the payload of output 0 (dump spec §5.8).
     if (tensor.format == "overflow" && tensor.ascend &&
         tensor.ascend->kind == AscendTensorKind::Output && tensor.ascend->index == 0) {
@@ -255,6 +257,9 @@ void show_file(const std::string& path, const ShowOptions& options, std::ostream
   };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(std::span<const std::string>(&path, 1), callbacks);
 }

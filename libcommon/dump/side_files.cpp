@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "io/csv.h"
 #include "io/text.h"
@@ -12,14 +14,42 @@ namespace msdt::dump {
 
 namespace {
 
+// For a decimal that from_chars found out of range: true when its magnitude is below 1 (it
+// underflows), false when above (it overflows). The magnitude is the exponent plus the position
+// of the first non-zero digit of the mantissa relative to the decimal point.
+bool underflows(std::string_view s) {
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
+  size_t e = s.find_first_of("eE");
+  std::string_view mantissa = s.substr(0, e);
+  int64_t exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view digits = s.substr(e + 1);
+    bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+'))
+      digits.remove_prefix(1);
+    for (char c : digits) exponent = std::min<int64_t>(exponent * 10 + (c - '0'), int64_t{1} << 40);
+    if (negative) exponent = -exponent;
+  }
+  size_t point = mantissa.find('.');
+  if (point == std::string_view::npos) point = mantissa.size();
+  size_t first = mantissa.find_first_of("123456789");
+  if (first == std::string_view::npos) return true;  // all zeros cannot overflow
+  const auto position = first < point ? static_cast<int64_t>(point - first)
+                                      : -static_cast<int64_t>(first - point - 1);
+  return exponent + position <= 0;
+}
+
 std::optional<double> to_double(std::string_view s) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  // Out-of-range magnitudes are still numbers to a reader of the statistics; keep them as ±inf.
+  // Out of range is still a number to a reader of the statistics: the nearest double is ±0 when
+  // it underflows (1e-400), ±inf when it overflows (1e400), as NumPy and strtod read them.
   if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
-    return s.front() == '-' ? -HUGE_VAL : HUGE_VAL;
+    const bool negative = s.front() == '-';
+    if (underflows(s)) return negative ? -0.0 : 0.0;
+    return negative ? -HUGE_VAL : HUGE_VAL;
   }
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return value;
@@ -122,8 +152,8 @@ Status fill_cell(StatisticRow& row, Column column, std::string_view title, std::
   // `null` marks a statistic with no defined value, e.g. of an empty tensor (dump spec §6.1).
   const bool absent = cell.empty() || cell == "null";
   auto expected = [&](std::string_view what) {
-    return Error(
-        fmt::format("column '{}': expected {}, found {}", title, what, quote_for_message(raw)));
+    return Error(fmt::format("column {}: expected {}, found {}", quote_for_message(title), what,
+                             quote_for_message(raw)));
   };
   auto u64 = [&](std::optional<uint64_t>& into) -> Status {
     if (absent) return std::nullopt;

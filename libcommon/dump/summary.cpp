@@ -34,6 +34,10 @@ struct MissingIteration {
   std::string source;
 };
 
+// Missing iterations listed one by one per history file; past this the rest are only counted, so
+// a huge execution-order file cannot make the report (and its memory) huge.
+constexpr uint64_t kMaxListedMissing = 1000;
+
 struct UnknownFile {
   std::string display, problem;
 };
@@ -43,7 +47,8 @@ struct Summary {
   std::map<std::pair<std::optional<uint32_t>, std::optional<uint64_t>>, Totals> groups;
   std::set<std::tuple<std::optional<uint32_t>, uint32_t, uint64_t>> iteration_dirs;
   std::vector<ExecutionHistory> histories;
-  std::vector<MissingIteration> missing;
+  std::vector<MissingIteration> missing;  // at most kMaxListedMissing per history
+  uint64_t missing_count = 0;             // all of them
   std::vector<UnknownFile> unknown;
   std::vector<std::string> empty;
 };
@@ -115,16 +120,21 @@ class Summarizer {
       diagnostics_.error(file.display, iterations.error());
       return;
     }
+    // Repeated lines count once (§6.2); kept sorted and unique, 8 bytes per iteration.
+    std::sort(iterations->begin(), iterations->end());
+    iterations->erase(std::unique(iterations->begin(), iterations->end()), iterations->end());
+    iterations->shrink_to_fit();
     summary_.histories.push_back({directory.where.rank, file.name.graph_id.value_or(0),
                                   std::move(*iterations), file.display});
   }
 
   Summary finish() {
     for (const ExecutionHistory& h : summary_.histories) {
-      std::set<uint64_t> seen;
+      uint64_t listed = 0;
       for (uint64_t iteration : h.iterations) {
-        if (!seen.insert(iteration).second) continue;
-        if (!summary_.iteration_dirs.count({h.rank, h.graph, iteration}))
+        if (summary_.iteration_dirs.count({h.rank, h.graph, iteration})) continue;
+        ++summary_.missing_count;
+        if (listed++ < kMaxListedMissing)
           summary_.missing.push_back({h.rank, h.graph, iteration, h.display});
       }
     }
@@ -157,10 +167,13 @@ void print_text(const Summary& summary, std::ostream& out) {
   table.push_back({"total", "-", std::to_string(total.files), std::to_string(total.tensors),
                    std::to_string(total.bytes)});
   std::string text = align_columns(table);
-  text += fmt::format("\nmissing iterations: {}\n", summary.missing.size());
+  text += fmt::format("\nmissing iterations: {}\n", summary.missing_count);
   for (const MissingIteration& m : summary.missing)
     text += fmt::format("  rank {} graph {} iteration {}: listed in '{}' but not on disk\n",
                         text_of(m.rank), m.graph, m.iteration, printable_path(m.source));
+  if (summary.missing_count > summary.missing.size())
+    text += fmt::format("  {} more not listed (at most {} per execution-order file)\n",
+                        summary.missing_count - summary.missing.size(), kMaxListedMissing);
   text += fmt::format("unknown files: {}\n", summary.unknown.size());
   for (const UnknownFile& u : summary.unknown)
     text += fmt::format("  '{}': {}\n", printable_path(u.display), u.problem);
@@ -199,6 +212,8 @@ void print_json(const Summary& summary, std::ostream& out) {
                            {"iteration", m.iteration},
                            {"source", m.source}});
   doc["missing_iterations"] = std::move(missing);
+  if (summary.missing_count > summary.missing.size())
+    doc["missing_iterations_not_listed"] = summary.missing_count - summary.missing.size();
   Json unknown = Json::array();
   for (const UnknownFile& u : summary.unknown)
     unknown.push_back(Json{{"file", u.display}, {"problem", u.problem}});
@@ -218,6 +233,9 @@ void summarize_tree(std::span<const std::string> paths, const SummaryOptions& op
   callbacks.directory = [&](const DumpDirectory& directory) { summarizer.directory(directory); };
   callbacks.error = [&](const std::string& display, const Error& error) {
     diagnostics.error(display, error);
+  };
+  callbacks.warning = [&](const std::string& display, const Error& w) {
+    diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
   Summary summary = summarizer.finish();

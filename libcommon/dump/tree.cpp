@@ -1,15 +1,19 @@
 #include "dump/tree.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "dump/ascend_dump.h"
 #include "dump/side_files.h"
 #include "io/output_file.h"
+#include "io/report.h"
 #include "io/text.h"
 #include "tensor/npy.h"
 
@@ -183,8 +187,75 @@ DumpFile make_file(const fs::path& path, std::string display, std::string stored
   return file;
 }
 
-void walk_directory(const fs::path& dir, const std::string& display,
-                    const WalkCallbacks& callbacks) {
+// Directories already walked from the current root, by device and inode: a symbolic link back
+// up the tree, or a second link to the same directory, is walked once.
+using VisitedDirectories = std::set<std::pair<dev_t, ino_t>>;
+
+// What to warn about in one directory, by entry name: said in name order once the directory is
+// read, whatever order the file system lists entries in.
+using EntryWarnings = std::vector<std::pair<std::string, Error>>;
+
+void warn(const WalkCallbacks& callbacks, const std::string& display, std::string what) {
+  if (callbacks.warning) callbacks.warning(display, Error(std::move(what)));
+}
+
+std::string_view file_type_name(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    default:
+      return "of an unknown type";
+  }
+}
+
+// Sorts one directory entry into `files` or `subdirectories` (following symbolic links), or says
+// why it is skipped. Nothing is opened here: opening a FIFO would block.
+void classify_entry(const fs::directory_entry& entry, const std::string& name,
+                    std::vector<std::pair<std::string, uint64_t>>& files,
+                    std::vector<std::string>& subdirectories, EntryWarnings& warnings) {
+  std::error_code link_ec, ec;
+  const bool is_link = entry.is_symlink(link_ec);
+  const fs::file_status status = entry.status(ec);
+  if (is_link && (ec || !fs::exists(status))) {
+    std::error_code target_ec;
+    fs::path target = fs::read_symlink(entry.path(), target_ec);
+    warnings.emplace_back(name, Error(target_ec ? std::string("dangling symbolic link; skipped")
+                                                : fmt::format("dangling symbolic link to '{}'; "
+                                                              "skipped",
+                                                              printable_path(target.string()))));
+    return;
+  }
+  if (ec) {
+    warnings.emplace_back(
+        name, Error(fmt::format("cannot read the file type: {}; skipped", ec.message())));
+    return;
+  }
+  if (fs::is_directory(status)) {
+    subdirectories.push_back(name);
+  } else if (fs::is_regular_file(status)) {
+    std::error_code size_ec;
+    uint64_t size = entry.file_size(size_ec);
+    files.emplace_back(name, size_ec ? 0 : size);
+  } else {
+    warnings.emplace_back(name, Error(fmt::format("not a regular file ({}); skipped, never opened",
+                                                  file_type_name(status.type()))));
+  }
+}
+
+void walk_directory(const fs::path& dir, const std::string& display, const WalkCallbacks& callbacks,
+                    VisitedDirectories& visited) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && !visited.emplace(st.st_dev, st.st_ino).second) {
+    warn(callbacks, display,
+         "directory already walked (a symbolic link loop, or a second link to it); skipped");
+    return;
+  }
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) {
@@ -193,21 +264,14 @@ void walk_directory(const fs::path& dir, const std::string& display,
   }
   std::vector<std::pair<std::string, uint64_t>> files;
   std::vector<std::string> subdirectories;
+  EntryWarnings warnings;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const fs::directory_entry& entry = *it;
     std::string name = entry.path().filename().string();
     if (is_output_temporary(name)) continue;  // left by a dump-convert that was killed
-    std::error_code type_ec;
-    // Links to files are followed; links to directories are not, so a loop cannot trap the walk.
-    if (entry.is_symlink(type_ec) && entry.is_directory(type_ec)) continue;
-    if (entry.is_directory(type_ec)) {
-      subdirectories.push_back(std::move(name));
-    } else if (entry.is_regular_file(type_ec)) {
-      std::error_code size_ec;
-      uint64_t size = entry.file_size(size_ec);
-      files.emplace_back(std::move(name), size_ec ? 0 : size);
-    }
+    // Links are followed; `visited` stops a loop of directory links.
+    classify_entry(entry, name, files, subdirectories, warnings);
   }
   if (ec) {
     callbacks.error(display, Error(fmt::format("cannot read directory: {}", ec.message())));
@@ -215,6 +279,11 @@ void walk_directory(const fs::path& dir, const std::string& display,
   }
   std::sort(files.begin(), files.end());
   std::sort(subdirectories.begin(), subdirectories.end());
+
+  std::sort(warnings.begin(), warnings.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [name, warning] : warnings)
+    if (callbacks.warning) callbacks.warning(join_display(display, name), warning);
 
   if (!files.empty()) {
     DumpDirectory group;
@@ -232,11 +301,21 @@ void walk_directory(const fs::path& dir, const std::string& display,
     callbacks.directory(group);
   }
   for (const auto& name : subdirectories)
-    walk_directory(dir / name, join_display(display, name), callbacks);
+    walk_directory(dir / name, join_display(display, name), callbacks, visited);
+}
+
+// The first bytes of "-" decide: an npy magic, or what a DumpData container could start with.
+Status check_standard_input_start(Bytes start) {
+  static constexpr std::string_view kNpyMagic = "\x93NUMPY";
+  const size_t n = std::min(start.size(), kNpyMagic.size());
+  const bool npy = n > 0 && std::memcmp(start.data(), kNpyMagic.data(), n) == 0;
+  if (npy || could_start_ascend_dump(start)) return std::nullopt;
+  return Error::at_offset(0, "standard input is neither an npy file nor a DumpData container");
 }
 
 Expected<DumpFile> read_standard_input() {
-  MSDT_TRY(MappedFile contents, MappedFile::read_stdin());
+  MSDT_TRY(MappedFile contents,
+           MappedFile::read_stdin(MappedFile::kStdinLimit, check_standard_input_start));
   DumpFile file;
   file.path = "-";
   file.display = "-";
@@ -283,7 +362,8 @@ void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& cal
       continue;
     }
     if (fs::is_directory(status)) {
-      walk_directory(path, root, callbacks);
+      VisitedDirectories visited;
+      walk_directory(path, root, callbacks, visited);
       continue;
     }
     if (!fs::is_regular_file(status)) {

@@ -59,11 +59,17 @@ struct WalkCallbacks {
   std::function<void(const DumpDirectory&)> directory;
   // A path that could not be read (missing, permission, a bad mapping.csv); the walk goes on.
   std::function<void(const std::string& display, const Error&)> error;
+  // Something in a tree that is skipped but must not go unsaid: a FIFO, socket or device ("not a
+  // regular file", never opened), a dangling symbolic link, a directory reached a second time
+  // through a symbolic link (a loop). Not set: these pass silently.
+  std::function<void(const std::string& display, const Error&)> warning;
 };
 
-// Each root may be a directory (walked recursively, symlinks to directories not followed), a file
-// (visited as a directory of one file), or "-": standard input, which has no name to go by and so
-// must be an npy file or a DumpData container, recognised by content. Hidden directories such as
+// Each root may be a directory (walked recursively; symbolic links to directories are followed,
+// each directory at most once per root, so a link loop ends with a warning), a file (visited as a
+// directory of one file), or "-": standard input, which has no name to go by and so must be an
+// npy file or a DumpData container, recognised by content. Its first bytes decide before more is
+// read, and a pipe is kept in memory up to MappedFile::kStdinLimit. Hidden directories such as
 // .dump_metadata are walked.
 void walk_dump_tree(std::span<const std::string> roots, const WalkCallbacks& callbacks);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 
 #include "io/byte_reader.h"
 
@@ -10,10 +11,21 @@ namespace msdt {
 
 class MappedFile {
  public:
-  // Regular files only; an empty file maps to an empty span. "-" is not special here.
+  // Regular files only; an empty file maps to an empty span. "-" is not special here. Never
+  // blocks on a FIFO: it is opened non-blocking and refused as not a regular file.
   static Expected<MappedFile> open(const std::filesystem::path& path);
-  // Reads all of standard input into memory (for "-").
-  static Expected<MappedFile> read_stdin();
+
+  // How much of standard input read_stdin keeps in memory at most.
+  static constexpr uint64_t kStdinLimit = uint64_t{4} << 30;  // 4 GiB
+  // How many leading bytes `check_start` of read_stdin sees.
+  static constexpr size_t kStdinStartBytes = 16;
+  // All of standard input (for "-"). A regular file redirected with "<" is mapped like open();
+  // a pipe is read into memory, at most `limit` bytes: more is an error naming the limit.
+  // `check_start`, when given, sees the first kStdinStartBytes bytes (fewer only when the input
+  // ends sooner) before anything more is read, so input ruled out by its first bytes is refused
+  // without reading it to the end (`< /dev/zero` must not fill the memory).
+  static Expected<MappedFile> read_stdin(uint64_t limit = kStdinLimit,
+                                         const std::function<Status(Bytes)>& check_start = {});
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;
@@ -28,6 +40,8 @@ class MappedFile {
 
  private:
   MappedFile() = default;
+  // Maps the file open on `fd`, which the result owns (closed on error too).
+  static Expected<MappedFile> map_descriptor(int fd);
   void release();
 
   const std::byte* data_ = nullptr;

@@ -1,6 +1,7 @@
 // Format names of dump spec §4.2 (kOpFormat_*) and §5.6 (OutputFormat, msaccucmp spellings).
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -136,9 +137,11 @@ std::string canonical_format(std::string_view name) {
   return std::string(name);
 }
 
-std::string_view ascend_format_name(uint32_t output_format) {
-  // GE ORs sub-format and C0 bits into the high bits (§5.6, GetPrimaryFormat).
-  const uint32_t primary = output_format & 0xFFu;
+std::string_view ascend_format_name(uint64_t output_format) {
+  // GE ORs sub-format and C0 bits into the high bits of a 32-bit value (§5.6, GetPrimaryFormat);
+  // a wire value past 32 bits is no format.
+  if (output_format > UINT32_MAX) return {};
+  const auto primary = static_cast<uint32_t>(output_format & 0xFFu);
   if (primary < kAscendFormatNames.size()) return kAscendFormatNames[primary];
   if (primary == kAscendFormatMax) return "MAX";
   return {};

@@ -320,12 +320,12 @@ std::optional<DType> parse_dtype_label(std::string_view label) {
   return find_label(kUpperLabels, label);
 }
 
-std::optional<DType> dtype_from_ascend(uint32_t output_data_type) {
+std::optional<DType> dtype_from_ascend(uint64_t output_data_type) {
   if (output_data_type >= kAscendTypes.size()) return std::nullopt;
   return kAscendTypes[output_data_type].dtype;
 }
 
-std::string_view ascend_dtype_name(uint32_t output_data_type) {
+std::string_view ascend_dtype_name(uint64_t output_data_type) {
   if (output_data_type >= kAscendTypes.size()) return {};
   return kAscendTypes[output_data_type].name;
 }

@@ -63,9 +63,9 @@ std::optional<DType> parse_dtype_label(std::string_view label);
 // DumpData OutputDataType (dump spec §5.5). Quantised and resource types map to the integer type
 // msaccucmp reads them as; types with no element layout (string, variant, dual, undefined) give
 // nullopt.
-std::optional<DType> dtype_from_ascend(uint32_t output_data_type);
+std::optional<DType> dtype_from_ascend(uint64_t output_data_type);
 // "DT_FLOAT", or an empty view for a value outside the enum.
-std::string_view ascend_dtype_name(uint32_t output_data_type);
+std::string_view ascend_dtype_name(uint64_t output_data_type);
 
 // npy descr without byte order ("f4", "E2", "b1"); the caller handles '<', '>', '|', '='.
 std::optional<DType> dtype_from_npy_code(std::string_view code);

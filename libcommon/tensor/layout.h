@@ -18,7 +18,7 @@ std::span<const std::string_view> known_format_names();
 std::string canonical_format(std::string_view name);
 // OutputFormat enum value (masked with 0xFF first, 30 is NCDHW) to the msaccucmp string
 // ("NC1HWC0", "FRACTAL_Z", "DECONV_SP_STRIDE8_TRANS", "LOOKUP_KEYS", …); empty if unknown.
-std::string_view ascend_format_name(uint32_t output_format);
+std::string_view ascend_format_name(uint64_t output_format);
 
 // Transforms whose source and target the dump spec §8 lists for msaccucmp's built-in converters.
 bool can_transform(std::string_view from_format, std::string_view to_format);

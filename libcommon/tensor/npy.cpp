@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "io/text.h"
+
 namespace msdt {
 namespace {
 
@@ -141,10 +143,10 @@ Expected<ParsedDescr> parse_descr(std::string_view descr, std::optional<DType> h
   if (!dtype) {
     if (code == "V2")
       return Error(
-          fmt::format("unsupported descr '{}' (2-byte void, bfloat16 only with a dtype "
+          fmt::format("unsupported descr {} (2-byte void, bfloat16 only with a dtype "
                       "word in the file name)",
-                      descr));
-    return Error(fmt::format("unsupported descr '{}'", descr));
+                      quote_for_message(descr)));
+    return Error(fmt::format("unsupported descr {}", quote_for_message(descr)));
   }
   // Every host we build for is little-endian, so '=' means '<'.
   return ParsedDescr{*dtype, order == '>' && dtype_bits(*dtype) > 8};
@@ -206,7 +208,7 @@ Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint) {
     parser.skip_spaces();
     uint64_t key_offset = parser.offset();
     MSDT_TRY(std::string key, parser.string_literal());
-    MSDT_CHECK(parser.expect(':', fmt::format("':' after key '{}'", key)));
+    MSDT_CHECK(parser.expect(':', fmt::format("':' after key {}", quote_for_message(key))));
     bool* seen = nullptr;
     if (key == "descr") {
       seen = &have_descr;
@@ -229,12 +231,13 @@ Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint) {
       header.shape = std::move(*value);
     } else {
       return Error::at_offset(key_offset,
-                              fmt::format("npy header: unexpected key '{}' (expected 'descr', "
+                              fmt::format("npy header: unexpected key {} (expected 'descr', "
                                           "'fortran_order' or 'shape')",
-                                          key));
+                                          quote_for_message(key)));
     }
     if (*seen)
-      return Error::at_offset(key_offset, fmt::format("npy header: duplicate key '{}'", key));
+      return Error::at_offset(key_offset,
+                              fmt::format("npy header: duplicate key {}", quote_for_message(key)));
     *seen = true;
     if (parser.accept(',')) continue;
     if (!parser.at('}')) return parser.expected("',' or '}' after a value");
@@ -306,9 +309,9 @@ Expected<TensorView> npy_tensor(Bytes file, const NpyHeader& header) {
     return Error::at_offset(header.data_offset,
                             "npy data is in fortran order; only C order can be viewed directly");
   if (header.big_endian)
-    return Error::at_offset(header.data_offset, fmt::format("npy data is big-endian ('{}'); only "
+    return Error::at_offset(header.data_offset, fmt::format("npy data is big-endian ({}); only "
                                                             "little-endian can be viewed directly",
-                                                            header.descr));
+                                                            quote_for_message(header.descr)));
   if (header.data_offset > file.size() || header.data_size > file.size() - header.data_offset)
     return Error::at_offset(
         header.data_offset,

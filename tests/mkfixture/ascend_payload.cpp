@@ -10,8 +10,8 @@ namespace msdt::fixture {
 namespace {
 
 // OutputDataType (dump spec §5.5) by number, "DT_FLOAT", "FLOAT" or a NumPy name.
-uint32_t parse_ascend_dtype(const Node& node) {
-  if (node.is_number()) return static_cast<uint32_t>(node.u64());
+uint64_t parse_ascend_dtype(const Node& node) {
+  if (node.is_number() || (node.is_string() && parse_u64_literal(node.string()))) return node.u64();
   std::string text = node.string();
   for (uint32_t v = 0; v < 64; ++v) {
     std::string_view name = ascend_dtype_name(v);
@@ -25,9 +25,8 @@ uint32_t parse_ascend_dtype(const Node& node) {
 }
 
 // OutputFormat (dump spec §5.6) by number, msaccucmp name ("NC1HWC0") or enum name.
-uint32_t parse_ascend_format(const Node& node) {
-  if (node.is_number() || (node.is_string() && parse_u64_literal(node.string())))
-    return static_cast<uint32_t>(node.u64());
+uint64_t parse_ascend_format(const Node& node) {
+  if (node.is_number() || (node.is_string() && parse_u64_literal(node.string()))) return node.u64();
   std::string text = node.string();
   if (text.starts_with("FORMAT_")) text = text.substr(7);
   for (uint32_t v = 0; v < 256; ++v)

@@ -1,5 +1,7 @@
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,8 +70,35 @@ std::vector<std::byte> text_bytes(std::string_view text) {
   return out;
 }
 
+// A Unix-domain socket bound to `path`; the socket node stays after the descriptor is closed.
+// Bound by its name from inside its directory, since sun_path holds only 108 bytes.
+void make_socket(const fs::path& path) {
+  const std::string name = path.filename().string();
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (name.size() >= sizeof(address.sun_path)) {
+    errno = ENAMETOOLONG;
+    system_error("cannot create socket", path);
+  }
+  std::memcpy(address.sun_path, name.c_str(), name.size());
+  int cwd = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cwd < 0) system_error("cannot open the working directory for", path);
+  fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  bool ok = fd >= 0 && ::chdir(parent.c_str()) == 0 &&
+            ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  int e = errno;
+  if (fd >= 0) ::close(fd);
+  bool back = ::fchdir(cwd) == 0;
+  ::close(cwd);
+  errno = e;
+  if (!ok) system_error("cannot create socket", path);
+  if (!back) system_error("cannot return to the working directory after creating", path);
+}
+
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw", "ascend", "overflow", "text", "lines", "hex", "dir", "symlink"};
+    "npy", "raw", "ascend",  "overflow", "text",   "lines",
+    "hex", "dir", "symlink", "fifo",     "socket", "count_lines"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -90,8 +119,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   bool empty = entry.has("empty") && entry.at("empty").boolean();
   if (content_key == nullptr && !empty)
     entry.fail(
-        "missing a content key (npy, raw, ascend, overflow, text, lines, hex, dir, symlink, "
-        "empty)");
+        "missing a content key (npy, raw, ascend, overflow, text, lines, hex, dir, symlink, fifo, "
+        "socket, count_lines, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -104,6 +133,12 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
     if (ec)
       throw DescriptionError("cannot create symlink '" + target.string() + "': " + ec.message());
     return;  // modifiers would follow the link
+  } else if (key == "fifo") {
+    if (!entry.at("fifo").boolean()) entry.at("fifo").fail("expected true");
+    if (::mkfifo(target.c_str(), 0644) != 0) system_error("cannot create fifo", target);
+  } else if (key == "socket") {
+    if (!entry.at("socket").boolean()) entry.at("socket").fail("expected true");
+    make_socket(target);
   } else {
     std::vector<std::byte> bytes;
     if (key == "npy")
@@ -121,8 +156,18 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
         auto b = text_bytes(line.string() + "\n");
         bytes.insert(bytes.end(), b.begin(), b.end());
       }
-    } else if (key == "hex")
+    } else if (key == "hex") {
       bytes = parse_hex(entry.at("hex"));
+    } else if (key == "count_lines") {
+      const Node& spec = entry.at("count_lines");
+      spec.check_keys({"first", "count"});
+      const uint64_t first = spec.has("first") ? spec.at("first").u64() : 0;
+      const uint64_t count = spec.at("count").u64();
+      for (uint64_t i = 0; i < count; ++i) {
+        auto b = text_bytes(std::to_string(first + i) + "\n");
+        bytes.insert(bytes.end(), b.begin(), b.end());
+      }
+    }
     if (empty) bytes.clear();
     if (auto t = entry.find("truncate_at")) {
       uint64_t n = t->u64();
@@ -166,8 +211,9 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 }
 
 const std::initializer_list<std::string_view> kEntryKeys = {
-    "path", "npy",     "raw",         "ascend",     "overflow", "text",  "lines", "hex",
-    "dir",  "symlink", "truncate_at", "append_hex", "mode",     "mtime", "empty"};
+    "path",  "npy",   "raw",   "ascend",  "overflow",    "text",
+    "lines", "hex",   "dir",   "symlink", "truncate_at", "append_hex",
+    "mode",  "mtime", "empty", "fifo",    "socket",      "count_lines"};
 
 }  // namespace
 

@@ -12,8 +12,8 @@
 namespace msdt::testing {
 
 struct AscendTensorSpec {
-  uint32_t data_type = 1;  // OutputDataType, DT_FLOAT
-  uint32_t format = 2;     // OutputFormat, FORMAT_ND
+  uint64_t data_type = 1;  // OutputDataType, DT_FLOAT (any varint, to test values past 32 bits)
+  uint64_t format = 2;     // OutputFormat, FORMAT_ND
   std::vector<uint64_t> shape;
   std::optional<std::vector<uint64_t>> original_shape;
   std::optional<int32_t> sub_format;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace msdt::dump {
 namespace {
@@ -78,6 +79,29 @@ TEST(StatisticCsv, Version23DefaultHeaderWithSpecRow) {
   EXPECT_EQ(s.max, 1000.0);
   EXPECT_TRUE(std::isinf(*s.min) && *s.min < 0);
   EXPECT_TRUE(std::isnan(*s.l2norm));
+}
+
+// Magnitudes beyond double read as the nearest double, as strtod and NumPy read them: an underflow
+// is a signed zero (it was read as inf), an overflow is inf, a subnormal stays itself.
+TEST(StatisticCsv, OutOfRangeValuesReadAsTheNearestDouble) {
+  auto csv = parse_statistic_csv(
+      "Op Type,Op Name,Max Value,Min Value,Avg Value,L2Norm Value\n"
+      "Add,a,1e-400,-1e-400,4e-320,1e400,\n"
+      "Add,b,-1e400,0.00000000000000000001e-310,123456789e-330,1000e306,\n");
+  ASSERT_TRUE(csv) << csv.error().describe();
+  ASSERT_EQ(csv->rows.size(), 2u);
+  const auto& r = csv->rows[0];
+  EXPECT_EQ(*r.max, 0.0);
+  EXPECT_FALSE(std::signbit(*r.max));
+  EXPECT_EQ(*r.min, 0.0);
+  EXPECT_TRUE(std::signbit(*r.min));
+  EXPECT_EQ(*r.avg, std::strtod("4e-320", nullptr));
+  EXPECT_TRUE(std::isinf(*r.l2norm) && *r.l2norm > 0);
+  const auto& s = csv->rows[1];
+  EXPECT_TRUE(std::isinf(*s.max) && *s.max < 0);
+  EXPECT_EQ(*s.min, 0.0);
+  EXPECT_EQ(*s.avg, std::strtod("123456789e-330", nullptr));
+  EXPECT_TRUE(std::isinf(*s.l2norm));
 }
 
 TEST(StatisticCsv, NanCountSpellingsMd5Sha1AndUnknownColumns) {

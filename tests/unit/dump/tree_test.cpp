@@ -3,6 +3,7 @@
 #include "dump/tree.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -138,6 +139,22 @@ class WalkTest : public ::testing::Test {
     fs::create_directories((root_ / relative).parent_path());
     std::ofstream(root_ / relative, std::ios::binary) << contents;
   }
+  // Walks root_; the files seen and the warnings, both relative to root_. Errors fail the test.
+  std::pair<std::vector<std::string>, std::vector<std::string>> walk_root() const {
+    std::vector<std::string> seen, warnings;
+    const std::string root = root_.string();
+    WalkCallbacks callbacks;
+    callbacks.directory = [&](const DumpDirectory& dir) {
+      for (const auto& file : dir.files) seen.push_back(file.display.substr(root.size()));
+    };
+    callbacks.error = [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); };
+    callbacks.warning = [&](const std::string& path, const Error& e) {
+      warnings.push_back(path.substr(root.size()) + ": " + e.describe());
+    };
+    std::vector<std::string> roots{root};
+    walk_dump_tree(roots, callbacks);
+    return {seen, warnings};
+  }
   fs::path root_;
 };
 
@@ -158,7 +175,8 @@ TEST_F(WalkTest, VisitsDirectoriesAndFilesInNameOrderWithLayout) {
       },
       [&](const std::string& path, const Error& e) {
         errors.push_back(path + ": " + e.describe());
-      }};
+      },
+      {}};
   std::vector<std::string> roots{root};
   walk_dump_tree(roots, callbacks);
   EXPECT_TRUE(errors.empty());
@@ -177,7 +195,8 @@ TEST_F(WalkTest, MappingCsvGivesTheOriginalNameToParse) {
       [&](const DumpDirectory& dir) {
         files.insert(files.end(), dir.files.begin(), dir.files.end());
       },
-      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); }};
+      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); },
+      {}};
   std::vector<std::string> roots{root_.string()};
   walk_dump_tree(roots, callbacks);
   ASSERT_EQ(files.size(), 2u);
@@ -197,7 +216,8 @@ TEST_F(WalkTest, MappingCsvShortNameWithoutExtensionStillResolves) {
       [&](const DumpDirectory& dir) {
         files.insert(files.end(), dir.files.begin(), dir.files.end());
       },
-      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); }};
+      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); },
+      {}};
   std::vector<std::string> roots{root_.string()};
   walk_dump_tree(roots, callbacks);
   ASSERT_EQ(files.size(), 2u);
@@ -213,7 +233,8 @@ TEST_F(WalkTest, MissingRootIsReportedAndOthersStillWalk) {
   WalkCallbacks callbacks{[&](const DumpDirectory& dir) { files += dir.files.size(); },
                           [&](const std::string& path, const Error& e) {
                             errors.push_back(path + ": " + e.describe());
-                          }};
+                          },
+                          {}};
   std::vector<std::string> roots{(root_ / "missing").string(), (root_ / "a").string()};
   walk_dump_tree(roots, callbacks);
   ASSERT_EQ(errors.size(), 1u);
@@ -226,7 +247,8 @@ TEST_F(WalkTest, AFileRootIsLocatedByItsDirectories) {
   std::vector<DumpDirectory> dirs;
   WalkCallbacks callbacks{
       [&](const DumpDirectory& dir) { dirs.push_back(dir); },
-      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); }};
+      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); },
+      {}};
   std::string file =
       (root_ / "dump/Net/device_0/iteration_4/x_output_0_shape_2_Float32_DefaultFormat.bin")
           .string();
@@ -241,16 +263,35 @@ TEST_F(WalkTest, AFileRootIsLocatedByItsDirectories) {
   EXPECT_EQ(dirs[0].files[0].size, 8u);
 }
 
-TEST_F(WalkTest, DirectorySymlinksAreNotFollowed) {
+// A symbolic link to a directory is walked like the directory; a link back up the tree is walked
+// no further, with a warning, so a loop cannot trap the walk.
+TEST_F(WalkTest, DirectorySymlinksAreFollowedOnceWithLoopWarning) {
   write("real/f", "1");
+  write("other/g", "2");
+  fs::create_directory_symlink(root_ / "other", root_ / "real" / "link");
   fs::create_directory_symlink(root_, root_ / "real" / "loop");
-  size_t files = 0;
-  WalkCallbacks callbacks{
-      [&](const DumpDirectory& dir) { files += dir.files.size(); },
-      [&](const std::string&, const Error& e) { ADD_FAILURE() << e.describe(); }};
-  std::vector<std::string> roots{root_.string()};
-  walk_dump_tree(roots, callbacks);
-  EXPECT_EQ(files, 1u);
+  const auto [seen, warnings] = walk_root();
+  // "other" is walked first by name; "real/link" reaches it a second time.
+  EXPECT_EQ(seen, (std::vector<std::string>{"/other/g", "/real/f"}));
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                "/real/link: directory already walked (a symbolic link loop, or a second link to "
+                "it); skipped",
+                "/real/loop: directory already walked (a symbolic link loop, or a second link to "
+                "it); skipped"}));
+}
+
+// FIFOs, sockets and dangling links are reported, never opened (a FIFO would block the walk).
+TEST_F(WalkTest, SpecialFilesAndDanglingLinksAreWarnedAboutAndSkipped) {
+  write("d/a.npy", "x");
+  ASSERT_EQ(::mkfifo((root_ / "d" / "pipe").c_str(), 0644), 0);
+  fs::create_symlink(root_ / "d" / "missing", root_ / "d" / "gone");
+  const auto [seen, warnings] = walk_root();
+  EXPECT_EQ(seen, (std::vector<std::string>{"/d/a.npy"}));
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                "/d/gone: dangling symbolic link to '" + root_.string() + "/d/missing'; skipped",
+                "/d/pipe: not a regular file (a FIFO); skipped, never opened"}));
 }
 
 }  // namespace

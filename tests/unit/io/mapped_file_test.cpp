@@ -1,0 +1,150 @@
+// Reading "-": the first bytes are checked before the rest is read, a pipe is kept in memory only
+// up to a limit, and a redirected regular file is mapped. Standard input is replaced by a pipe
+// (or a file) for each test and restored afterwards.
+#include "io/mapped_file.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace msdt {
+namespace {
+
+class StdinTest : public ::testing::Test {
+ protected:
+  void SetUp() override { saved_ = ::dup(STDIN_FILENO); }
+  void TearDown() override {
+    ::dup2(saved_, STDIN_FILENO);
+    ::close(saved_);
+    if (writer_.joinable()) writer_.join();
+    if (!file_.empty()) std::filesystem::remove(file_);
+  }
+
+  // Standard input becomes a pipe fed with `chunk` repeated `times` times (or until the reader
+  // closes its end); the writer counts what it managed to write.
+  void pipe_in(std::string chunk, uint64_t times) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::dup2(fds[0], STDIN_FILENO);
+    ::close(fds[0]);
+    writer_ = std::thread([this, fd = fds[1], chunk = std::move(chunk), times] {
+      for (uint64_t i = 0; i < times; ++i) {
+        ssize_t n = ::write(fd, chunk.data(), chunk.size());
+        if (n <= 0) break;
+        written_ += static_cast<uint64_t>(n);
+      }
+      ::close(fd);
+    });
+  }
+
+  // Closes our copy of the pipe's read end so that a blocked writer sees EPIPE and stops.
+  void close_stdin() {
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    ::dup2(null_fd, STDIN_FILENO);
+    ::close(null_fd);
+  }
+
+  int saved_ = -1;
+  std::thread writer_;
+  std::atomic<uint64_t> written_{0};
+  std::filesystem::path file_;
+};
+
+Status refuse_zeros(Bytes start) {
+  for (std::byte b : start)
+    if (b != std::byte{0}) return std::nullopt;
+  return Error::at_offset(0, "zeros");
+}
+
+TEST_F(StdinTest, InputRuledOutByItsStartIsNotReadToTheEnd) {
+  ::signal(SIGPIPE, SIG_IGN);
+  pipe_in(std::string(1 << 16, '\0'), 1 << 20);  // 64 GiB if read to the end
+  auto input = MappedFile::read_stdin(MappedFile::kStdinLimit, refuse_zeros);
+  ASSERT_FALSE(input);
+  EXPECT_EQ(input.error().describe(), "offset 0x0: zeros");
+  close_stdin();
+  writer_.join();
+  EXPECT_LT(written_.load(), uint64_t{1} << 24);
+}
+
+TEST_F(StdinTest, CheckSeesTheFirstBytesOnly) {
+  pipe_in("0123456789abcdefXYZ", 1);
+  std::string seen;
+  auto input = MappedFile::read_stdin(MappedFile::kStdinLimit, [&](Bytes start) -> Status {
+    seen.assign(reinterpret_cast<const char*>(start.data()), start.size());
+    return std::nullopt;
+  });
+  ASSERT_TRUE(input) << input.error().describe();
+  EXPECT_EQ(seen, "0123456789abcdef");
+  EXPECT_EQ(input->size(), 19u);
+  EXPECT_EQ(input->fd(), -1);
+}
+
+TEST_F(StdinTest, PipeLongerThanTheLimitIsRefused) {
+  ::signal(SIGPIPE, SIG_IGN);
+  pipe_in(std::string(1000, 'x'), 1000);
+  auto input = MappedFile::read_stdin(100'000);
+  ASSERT_FALSE(input);
+  EXPECT_EQ(input.error().describe(),
+            "standard input is longer than 100000 bytes, the most \"-\" reads into memory; give "
+            "the file's path instead");
+  close_stdin();
+}
+
+TEST_F(StdinTest, PipeOfExactlyTheLimitIsRead) {
+  pipe_in(std::string(1000, 'y'), 100);
+  auto input = MappedFile::read_stdin(100'000);
+  ASSERT_TRUE(input) << input.error().describe();
+  EXPECT_EQ(input->size(), 100'000u);
+}
+
+TEST_F(StdinTest, EmptyInputGoesToTheCheck) {
+  pipe_in("", 0);
+  bool called = false;
+  auto input = MappedFile::read_stdin(MappedFile::kStdinLimit, [&](Bytes start) -> Status {
+    called = true;
+    EXPECT_TRUE(start.empty());
+    return std::nullopt;
+  });
+  ASSERT_TRUE(input);
+  EXPECT_TRUE(called);
+  EXPECT_EQ(input->size(), 0u);
+}
+
+TEST_F(StdinTest, RedirectedRegularFileIsMappedWithoutALimit) {
+  file_ = std::filesystem::temp_directory_path() /
+          ("msdt_mapped_file_test_" + std::to_string(::getpid()));
+  std::ofstream(file_, std::ios::binary) << std::string(5000, 'z');
+  int fd = ::open(file_.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, STDIN_FILENO);
+  ::close(fd);
+  auto input = MappedFile::read_stdin(100);
+  ASSERT_TRUE(input) << input.error().describe();
+  EXPECT_EQ(input->size(), 5000u);
+  EXPECT_GE(input->fd(), 0);
+  EXPECT_EQ(static_cast<char>(input->bytes()[4999]), 'z');
+}
+
+// A FIFO put where a file was expected must not block open().
+TEST(MappedFile, FifoIsRefusedWithoutBlocking) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("msdt_mapped_file_fifo_" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  auto file = MappedFile::open(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(file);
+  EXPECT_EQ(file.error().describe(), "not a regular file");
+}
+
+}  // namespace
+}  // namespace msdt
