@@ -2,13 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
-#include "dump/list.h"
+#include "dump/dump_file.h"
+#include "dump/file_roles.h"
+#include "dump/statistics.h"
+#include "table/format.h"
 #include "tensor/npy.h"
 #include "tensor/value_printer.h"
 
@@ -24,11 +26,14 @@ Json optional_json(const std::optional<T>& value) {
 
 Json string_json(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
 
+// Non-finite values stay doubles: table::to_json_text spells them as the listing does.
 Json double_json(const std::optional<double>& value) {
   if (!value) return nullptr;
-  // Non-finite values become the strings the listing prints ("nan", "inf", "-inf").
-  if (!std::isfinite(*value)) return format_double(*value);
   return *value;
+}
+
+Json exact_json(const ExactInteger& value) {
+  return std::visit([](auto v) { return Json(v); }, value);
 }
 
 Json shape_json(std::span<const uint64_t> shape) {
@@ -89,8 +94,8 @@ Json stats_json(const RowStats& s) {
   Json j = Json::object();
   j["source"] = s.source;
   j["count"] = optional_json(s.count);
-  j["min"] = double_json(s.min);
-  j["max"] = double_json(s.max);
+  j["min"] = s.exact_min ? exact_json(*s.exact_min) : double_json(s.min);
+  j["max"] = s.exact_max ? exact_json(*s.exact_max) : double_json(s.max);
   j["mean"] = double_json(s.mean);
   j["std"] = double_json(s.std);
   j["abs_mean"] = double_json(s.abs_mean);
@@ -201,11 +206,11 @@ void print_text(const Json& doc, std::ostream& out) {
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() == "tensors") continue;
     if (it.value().is_structured()) {
-      text += it.key() + ":\n" + to_indented_text(it.value(), 2);
+      text += it.key() + ":\n" + table::to_indented_text(it.value(), 2);
     } else {
       Json one = Json::object();
       one[it.key()] = it.value();
-      text += to_indented_text(one, 0);
+      text += table::to_indented_text(one, 0);
     }
   }
   const Json& tensors = doc.at("tensors");
@@ -215,7 +220,7 @@ void print_text(const Json& doc, std::ostream& out) {
     Json values = fields["values"];
     fields.erase("values");
     text += fmt::format("tensor {}:\n", i);
-    text += to_indented_text(fields, 2);
+    text += table::to_indented_text(fields, 2);
     if (values.is_string()) {
       text += "  values:\n";
       std::istringstream lines(values.get<std::string>());
@@ -233,7 +238,7 @@ void show_file(const std::string& path, const ShowOptions& options, std::ostream
   auto show = [&](const DumpDirectory& directory, const DumpFile& file, Bytes contents) {
     Json doc = describe(directory, file, contents, options, diagnostics);
     if (options.json)
-      out << to_json_text(doc, 2) << '\n';
+      out << table::to_json_text(doc, 2) << '\n';
     else
       print_text(doc, out);
     out.flush();

@@ -277,8 +277,9 @@ void walk_directory(const fs::path& dir, const std::string& display, const WalkC
     callbacks.error(display, Error(fmt::format("cannot read directory: {}", ec.message())));
     return;
   }
-  std::sort(files.begin(), files.end());
-  std::sort(subdirectories.begin(), subdirectories.end());
+  std::sort(files.begin(), files.end(),
+            [](auto& a, auto& b) { return natural_less(a.first, b.first); });
+  std::sort(subdirectories.begin(), subdirectories.end(), natural_less);
 
   std::sort(warnings.begin(), warnings.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

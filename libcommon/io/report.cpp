@@ -62,7 +62,9 @@ std::string printable_path(std::string_view path) {
   for (size_t i = 0; i < path.size();) {
     auto c = static_cast<unsigned char>(path[i]);
     size_t n = utf8_sequence_length(path, i);
-    if (n == 0 || c < 0x20 || c == 0x7F) {
+    // C1 controls (U+0080..U+009F: C2 80..C2 9F) act as escapes on some terminals too.
+    bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(path[i + 1]) < 0xA0;
+    if (n == 0 || c < 0x20 || c == 0x7F || c1) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
     } else if (c == '\\') {

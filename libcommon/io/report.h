@@ -48,7 +48,8 @@ class Diagnostics {
 };
 
 // Quotes a path for a message the way the rest of the line can still be split on spaces:
-// bytes that are not printable UTF-8 appear as \xNN.
+// bytes that are not printable UTF-8 (invalid bytes, C0 and C1 controls, DEL) appear as \xNN and
+// a backslash as \\. Also the spelling of cells in the aligned text for terminals (table/sink.h).
 std::string printable_path(std::string_view path);
 
 }  // namespace msdt

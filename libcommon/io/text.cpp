@@ -19,6 +19,34 @@ std::string_view trim_blanks(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
+int natural_compare(std::string_view a, std::string_view b) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      // Compare the runs without their leading zeros: the longer is larger, else digit by digit.
+      size_t a_end = i, b_end = j;
+      while (a_end < a.size() && digit(a[a_end])) ++a_end;
+      while (b_end < b.size() && digit(b[b_end])) ++b_end;
+      while (i + 1 < a_end && a[i] == '0') ++i;
+      while (j + 1 < b_end && b[j] == '0') ++j;
+      if (a_end - i != b_end - j) return a_end - i < b_end - j ? -1 : 1;
+      if (int c = a.substr(i, a_end - i).compare(b.substr(j, b_end - j)); c != 0) return c;
+      i = a_end;
+      j = b_end;
+      continue;
+    }
+    auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[j]);
+    if (x != y) return x < y ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  if (i < a.size()) return 1;
+  if (j < b.size()) return -1;
+  int c = a.compare(b);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
 size_t utf8_sequence_length(std::string_view text, size_t at) {
   const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[at + i]); };
   const uint8_t lead = byte(0);

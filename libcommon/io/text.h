@@ -28,6 +28,15 @@ bool is_digits(std::string_view text, size_t exact_length = 0);
 // Without leading and trailing spaces and tabs.
 std::string_view trim_blanks(std::string_view text);
 
+// Natural order, for every listing a person reads: runs of ASCII digits compare by their numeric
+// value (rank_2 < rank_10, iteration 9 < 10; any length, no overflow), everything else byte by
+// byte. Names equal in that order (leading zeros: "01" and "1") fall back to byte order, so the
+// order is total and stable. natural_compare returns <0, 0 or >0.
+int natural_compare(std::string_view a, std::string_view b);
+inline bool natural_less(std::string_view a, std::string_view b) {
+  return natural_compare(a, b) < 0;
+}
+
 // Length of the valid UTF-8 sequence starting at text[at], or 0 for a byte that does not start
 // one (overlong forms, surrogates and values above U+10FFFF are invalid).
 size_t utf8_sequence_length(std::string_view text, size_t at);

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -318,6 +319,25 @@ std::optional<DType> parse_dtype_label(std::string_view label) {
   if (auto found = find_label(kCamelLabels, label)) return found;
   if (auto found = find_label(kLowerLabels, label)) return found;
   return find_label(kUpperLabels, label);
+}
+
+std::optional<DType> parse_dtype_spelling(std::string_view text) {
+  if (auto found = parse_dtype_label(text)) return found;
+  std::string lower(text), upper(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (auto found = find_label(kLowerLabels, lower)) return found;
+  if (auto found = find_label(kUpperLabels, upper)) return found;
+  static constexpr Label kShortNames[] = {
+      {"bf16", DType::BFloat16},  {"fp16", DType::Float16},   {"half", DType::Float16},
+      {"fp32", DType::Float32},   {"single", DType::Float32}, {"fp64", DType::Float64},
+      {"double", DType::Float64},
+  };
+  if (auto found = find_label(kShortNames, lower)) return found;
+  std::string_view code = text;
+  if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '|' || code[0] == '='))
+    code.remove_prefix(1);
+  return dtype_from_npy_code(code);
 }
 
 std::optional<DType> dtype_from_ascend(uint64_t output_data_type) {

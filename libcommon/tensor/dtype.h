@@ -60,6 +60,11 @@ std::optional<uint64_t> dtype_bytes(DType dtype, uint64_t count);
 // their integer types. Every dtype_name() parses back.
 std::optional<DType> parse_dtype_label(std::string_view label);
 
+// What a user may type for a dtype (--dtype): every parse_dtype_label spelling in any letter case,
+// the short names bf16, fp16, half, fp32, single, fp64, double, and NumPy descr strings with or
+// without byte order ("<f4", "f4", "|b1", "<E2").
+std::optional<DType> parse_dtype_spelling(std::string_view text);
+
 // DumpData OutputDataType (dump spec §5.5). Quantised and resource types map to the integer type
 // msaccucmp reads them as; types with no element layout (string, variant, dual, undefined) give
 // nullopt.

@@ -3,9 +3,12 @@
 #include <iostream>
 
 #include "dump/convert.h"
+#include "io/cli.h"
 #include "io/report.h"
+#include "io/stdout.h"
 
 int main(int argc, char** argv) {
+  msdt::use_line_stdout();
   CLI::App app{"convert MindSpore and Ascend tensor dumps to .npy (msaccucmp convert compatible)",
                "dump-convert"};
   app.set_version_flag("--version", "dump-convert (msdt) " MSDT_VERSION);
@@ -32,20 +35,16 @@ int main(int argc, char** argv) {
       {const_cast<const char* const*>(argv), static_cast<size_t>(argc)});
   std::vector<const char*> pointers;
   for (const auto& arg : rewritten) pointers.push_back(arg.c_str());
-  try {
-    app.parse(static_cast<int>(pointers.size()), pointers.data());
-  } catch (const CLI::Success& success) {
-    return app.exit(success);
-  } catch (const CLI::ParseError& error) {
-    std::cerr << "dump-convert: error: " << error.what() << "\n";
-    return msdt::kExitUsage;
-  }
-
   msdt::Diagnostics diagnostics("dump-convert");
+  if (auto status = msdt::parse_command_line(app, static_cast<int>(pointers.size()),
+                                             pointers.data(), diagnostics))
+    return *status;
   auto options = msdt::dump::resolve_convert_arguments(args);
   if (!options) {
     diagnostics.error(options.error());
     return msdt::kExitUsage;
   }
-  return msdt::dump::run_convert(*options, diagnostics);
+  int status = msdt::dump::run_convert(*options, diagnostics);
+  int output = msdt::finish_stdout(diagnostics);
+  return output == msdt::kExitOutput ? output : status;
 }

@@ -1,71 +1,80 @@
 // dump-parse: list, summarise or show the tensors of MindSpore dump trees.
-#include <unistd.h>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
+#include "dump/inventory.h"
 #include "dump/list.h"
+#include "dump/select_options.h"
 #include "dump/show.h"
-#include "dump/summary.h"
+#include "io/cli.h"
 #include "io/report.h"
+#include "io/stdout.h"
 
 int main(int argc, char** argv) {
+  msdt::use_line_stdout();
   CLI::App app{"list the tensors of MindSpore dump files and directories", "dump-parse"};
   app.set_version_flag("--version", "dump-parse (msdt) " MSDT_VERSION);
 
   std::vector<std::string> paths;
   msdt::dump::ListOptions list;
-  std::string show_path;
   msdt::dump::ShowOptions show;
-  bool summary = false, csv = false, json = false, no_header = false;
+  bool show_file = false, summary = false, csv = false, json = false, no_header = false;
 
   app.add_option("paths", paths, "dump files or directories (recursive); - reads standard input");
-  app.add_flag("--csv", csv, "CSV (RFC 4180) with a header line");
+  auto* csv_flag = app.add_flag("--csv", csv, "CSV (RFC 4180) with a header line");
   app.add_flag("--json", json, "JSON Lines; with --show or --summary one JSON object");
-  app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
-  app.add_flag("--stats", list.stats, "add count, min, max, mean, std, ... per tensor");
-  app.add_option("--op", list.op, "keep op names matching this ECMAScript regex");
-  app.add_option("--iteration", list.iterations, "keep these iterations, e.g. 0,3,5-8");
-  app.add_option("--rank", list.ranks, "keep these ranks, e.g. 0-3");
-  app.add_option("--graph", list.graphs, "keep these graph ids");
-  app.add_option("--io", list.io, "keep inputs or outputs")
-      ->check(CLI::IsMember({"input", "output"}));
-  app.add_option("--dtype", list.dtypes, "keep these dtypes, any spelling, e.g. float32,BF16");
-  auto* show_option = app.add_option("--show", show_path, "everything about one file");
+  auto* no_header_flag =
+      app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
+  auto* stats_flag =
+      app.add_flag("--stats", list.stats, "add count, min, max, mean, std, ... per tensor");
+  msdt::dump::add_selection_options(app, list.selection);
+  auto* show_flag = app.add_flag("--show", show_file, "everything about one file (the PATH)");
   app.add_option("--max-elements", show.max_elements, "values printed by --show (default 1000)")
-      ->needs(show_option);
+      ->check([](const std::string& value) {
+        return value.starts_with('-') ? "'" + value + "': expected a count of 0 or more"
+                                      : std::string();
+      })
+      ->needs(show_flag);
   auto* summary_flag =
       app.add_flag("--summary", summary, "counts per rank and iteration, and tree checks");
-  summary_flag->excludes(show_option);
-  app.get_option("--csv")->excludes("--json");
-
-  try {
-    app.parse(argc, argv);
-    if (show_path.empty() && paths.empty()) throw CLI::RequiredError("paths (or --show FILE)");
-    if (!show_path.empty() && !paths.empty()) throw CLI::ExcludesError("--show", "paths");
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? msdt::kExitOk : msdt::kExitUsage;
+  csv_flag->excludes("--json");
+  // --show and --summary print one document each: options that shape the listing have no place
+  // there, and ignoring them silently would mislead.
+  for (auto* mode : {show_flag, summary_flag}) {
+    mode->excludes(csv_flag)->excludes(no_header_flag)->excludes(stats_flag);
+    for (const char* selector : {"--op", "--iteration", "--rank", "--graph", "--io", "--dtype"})
+      mode->excludes(selector);
   }
+  summary_flag->excludes(show_flag);
 
   msdt::Diagnostics diagnostics("dump-parse");
-  if (!show_path.empty()) {
+  auto checks = [&] {
+    if (paths.empty()) throw CLI::RequiredError("PATH");
+    if (!show_file) return;
+    if (paths.size() != 1)
+      throw CLI::ValidationError("--show", fmt::format("takes one file, {} given", paths.size()));
+    std::error_code ec;
+    if (std::filesystem::is_directory(paths[0], ec))
+      throw CLI::ValidationError("--show", fmt::format("'{}' is a directory; --show takes one file",
+                                                       msdt::printable_path(paths[0])));
+  };
+  if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
+
+  if (show_file) {
     show.json = json;
-    msdt::dump::show_file(show_path, show, std::cout, diagnostics);
+    msdt::dump::show_file(paths[0], show, std::cout, diagnostics);
   } else if (summary) {
-    msdt::dump::summarize_tree(paths, {.json = json}, std::cout, diagnostics);
+    msdt::dump::take_inventory(paths, {.json = json}, std::cout, diagnostics);
   } else {
-    list.style = json                    ? msdt::dump::OutputStyle::Json
-                 : csv                   ? msdt::dump::OutputStyle::Csv
-                 : isatty(STDOUT_FILENO) ? msdt::dump::OutputStyle::Text
-                                         : msdt::dump::OutputStyle::Tsv;
+    list.format = msdt::table::choose_format(csv, json);
     list.header = !no_header;
     if (auto error = msdt::dump::list_tensors(paths, list, std::cout, diagnostics)) {
-      std::cerr << "dump-parse: error: " << error->describe() << "\n";
+      diagnostics.error(*error);
       return msdt::kExitUsage;
     }
   }
-  std::cout.flush();
-  if (!std::cout) diagnostics.output_error("", msdt::Error("cannot write standard output"));
-  return diagnostics.exit_code();
+  return msdt::finish_stdout(diagnostics);
 }

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace msdt {
 namespace {
@@ -59,6 +62,20 @@ TEST(EscapeInvalidUtf8, KeepsValidTextAndSpellsOtherBytes) {
   EXPECT_EQ(escape_invalid_utf8("op\xc3\xa9-\xff\xfe"), "op\xc3\xa9-\\xff\\xfe");
   EXPECT_EQ(escape_invalid_utf8("\xe4\xb8"), "\\xe4\\xb8");
   EXPECT_EQ(escape_invalid_utf8("a\\b"), "a\\b");
+}
+
+TEST(NaturalOrder, NumbersByValueTheRestByByte) {
+  std::vector<std::string> names = {
+      "rank_10", "rank_2", "rank_1", "iteration_100",         "iteration_9", "a02", "a2", "a1b",
+      "a1",      "b",      "",       "x18446744073709551616", "x99"};
+  std::sort(names.begin(), names.end(), natural_less);
+  EXPECT_EQ(names, (std::vector<std::string>{"", "a1", "a1b", "a02", "a2", "b", "iteration_9",
+                                             "iteration_100", "rank_1", "rank_2", "rank_10", "x99",
+                                             "x18446744073709551616"}));
+  EXPECT_EQ(natural_compare("Add.op9.0", "Add.op10.0"), -1);
+  EXPECT_EQ(natural_compare("x", "x"), 0);
+  EXPECT_EQ(natural_compare("007", "7"), -1);  // equal values: byte order decides
+  EXPECT_EQ(natural_compare("7", "007"), 1);
 }
 
 }  // namespace

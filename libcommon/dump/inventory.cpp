@@ -1,4 +1,4 @@
-#include "dump/summary.h"
+#include "dump/inventory.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,10 @@
 #include <set>
 #include <tuple>
 
-#include "dump/list.h"
+#include "dump/dump_file.h"
+#include "dump/file_roles.h"
+#include "dump/side_files.h"
+#include "table/format.h"
 
 namespace msdt::dump {
 namespace {
@@ -42,7 +45,7 @@ struct UnknownFile {
   std::string display, problem;
 };
 
-struct Summary {
+struct Inventory {
   // nullopt sorts first, so files outside any rank or iteration lead the table.
   std::map<std::pair<std::optional<uint32_t>, std::optional<uint64_t>>, Totals> groups;
   std::set<std::tuple<std::optional<uint32_t>, uint32_t, uint64_t>> iteration_dirs;
@@ -128,7 +131,7 @@ class Summarizer {
                                   std::move(*iterations), file.display});
   }
 
-  Summary finish() {
+  Inventory finish() {
     for (const ExecutionHistory& h : summary_.histories) {
       uint64_t listed = 0;
       for (uint64_t iteration : h.iterations) {
@@ -143,7 +146,7 @@ class Summarizer {
 
  private:
   Diagnostics& diagnostics_;
-  Summary summary_;
+  Inventory summary_;
 };
 
 std::string text_of(const std::optional<uint32_t>& value) {
@@ -153,7 +156,7 @@ std::string text_of(const std::optional<uint64_t>& value) {
   return value ? std::to_string(*value) : "-";
 }
 
-void print_text(const Summary& summary, std::ostream& out) {
+void print_text(const Inventory& summary, std::ostream& out) {
   std::vector<std::vector<std::string>> table = {
       {"rank", "iteration", "files", "tensors", "bytes"}};
   Totals total;
@@ -166,7 +169,7 @@ void print_text(const Summary& summary, std::ostream& out) {
   }
   table.push_back({"total", "-", std::to_string(total.files), std::to_string(total.tensors),
                    std::to_string(total.bytes)});
-  std::string text = align_columns(table);
+  std::string text = table::align_columns(table);
   text += fmt::format("\nmissing iterations: {}\n", summary.missing_count);
   for (const MissingIteration& m : summary.missing)
     text += fmt::format("  rank {} graph {} iteration {}: listed in '{}' but not on disk\n",
@@ -187,7 +190,7 @@ Json optional_json(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
-void print_json(const Summary& summary, std::ostream& out) {
+void print_json(const Inventory& summary, std::ostream& out) {
   Json doc = Json::object();
   Json groups = Json::array();
   Totals total;
@@ -221,12 +224,12 @@ void print_json(const Summary& summary, std::ostream& out) {
   Json empty = Json::array();
   for (const std::string& e : summary.empty) empty.push_back(e);
   doc["empty_files"] = std::move(empty);
-  out << to_json_text(doc, 2) << '\n';
+  out << table::to_json_text(doc, 2) << '\n';
 }
 
 }  // namespace
 
-void summarize_tree(std::span<const std::string> paths, const SummaryOptions& options,
+void take_inventory(std::span<const std::string> paths, const InventoryOptions& options,
                     std::ostream& out, Diagnostics& diagnostics) {
   Summarizer summarizer(diagnostics);
   WalkCallbacks callbacks;
@@ -238,7 +241,7 @@ void summarize_tree(std::span<const std::string> paths, const SummaryOptions& op
     diagnostics.warning(display, w);
   };
   walk_dump_tree(paths, callbacks);
-  Summary summary = summarizer.finish();
+  Inventory summary = summarizer.finish();
   if (options.json)
     print_json(summary, out);
   else

@@ -1,4 +1,5 @@
-// `dump-parse --summary`: tensors and bytes per rank and iteration (bytes are the payload bytes of
+// `dump-parse --summary`, the inventory of a dump tree (not to be confused with MindSpore summary
+// files): tensors and bytes per rank and iteration (bytes are the payload bytes of
 // the listing's `bytes` column, so the two agree), then checks of the tree:
 // * iterations listed in rank_N/execution_order/ms_global_execution_order_graph_G.csv that have no
 //   directory for that rank and graph on disk (dump spec §6.2);
@@ -16,11 +17,11 @@
 
 namespace msdt::dump {
 
-struct SummaryOptions {
+struct InventoryOptions {
   bool json = false;  // one JSON object instead of the text table
 };
 
-void summarize_tree(std::span<const std::string> paths, const SummaryOptions& options,
+void take_inventory(std::span<const std::string> paths, const InventoryOptions& options,
                     std::ostream& out, Diagnostics& diagnostics);
 
 }  // namespace msdt::dump

@@ -1,0 +1,21 @@
+// The selector options (dump/select.h) on a CLI11 app, spelled and described the same way in
+// every tool. Header-only: only tools, which link CLI11, include it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "dump/select.h"
+
+namespace msdt::dump {
+
+inline void add_selection_options(CLI::App& app, Selection& selection) {
+  app.add_option("--op", selection.op, "keep op names matching this ECMAScript regex");
+  app.add_option("--iteration", selection.iterations, "keep these iterations, e.g. 0,3,5-8");
+  app.add_option("--rank", selection.ranks, "keep these ranks, e.g. 0-3");
+  app.add_option("--graph", selection.graphs, "keep these graph ids");
+  app.add_option("--io", selection.io, "keep inputs or outputs")
+      ->check(CLI::IsMember({"input", "output"}));
+  app.add_option("--dtype", selection.dtypes, "keep these dtypes, any spelling, e.g. float32,BF16");
+}
+
+}  // namespace msdt::dump
