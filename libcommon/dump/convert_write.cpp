@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "dump/convert_internal.h"
+#include "io/report.h"
 #include "tensor/element_convert.h"
 #include "tensor/npy.h"
 
@@ -33,6 +34,9 @@ Status write_all_fd(int fd, Bytes data) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // A closed pipe ends the tool at once and quietly with status 3, as for every tool's
+      // standard output (io/stdout.h); `-out -` writes no temporaries that would need removing.
+      if (errno == EPIPE) ::_exit(kExitOutput);
       return Error{fmt::format("cannot write to standard output: {}", std::strerror(errno))};
     }
     p += n;
