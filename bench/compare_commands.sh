@@ -6,6 +6,7 @@
 #   dump-parse --stats -j2 on a float32 tree vs bench/numpy_stats.py  target: >= 10 times faster
 #   dump-parse --stats on float32                                  target: >= 1 GB/s per core
 #   peak RSS of both tools on a 0.5 GB and a 2 GB tree             target: no growth
+#   dump-convert vs cp -r on 10 000 tensors of about 4 KiB          target: >= 1.0 of cp's speed
 #
 #   bench/compare_commands.sh [BUILD_DIR]
 #
@@ -210,6 +211,31 @@ if has stats; then
 fi
 sync
 
+# --- small files: dump-convert vs cp -r on many tiny tensors --------------------------------
+# Real dumps hold thousands of tiny tensors (biases, scalars, shapes), where the cost per file
+# (open, create, rename) counts rather than bytes. BENCH_TINY_TENSORS (10000) tensors of about
+# 4 KiB on average, same mix as above; target: at least cp -r's speed.
+tiny_tensors=${BENCH_TINY_TENSORS:-10000}
+small_files_case() {
+    local tree=$work/tree-tiny out=$work/out-tiny best_cp="" best_convert=""
+    generate "$tree" "$tiny_tensors" $((tiny_tensors * 4096))
+    tiny_files=$(find "$tree" -type f | wc -l)
+    warm_cache "$tree"
+    for ((round = 0; round <= warm_runs; round++)); do
+        rm -rf "$out"
+        run tiny-cp cp -r "$tree" "$out"
+        if [[ -z $best_cp ]] || awk -v a="$wall" -v b="$best_cp" 'BEGIN { exit !(a < b) }'; then best_cp=$wall; fi
+        rm -rf "$out"
+        run tiny-convert "$dump_convert" -d "$tree" -out "$out" --no-progress
+        if [[ -z $best_convert ]] || awk -v a="$wall" -v b="$best_convert" 'BEGIN { exit !(a < b) }'; then best_convert=$wall; fi
+    done
+    rm -rf "$out" "$tree"
+    tiny_cp=$best_cp
+    tiny_convert=$best_convert
+}
+log "small files: $tiny_tensors tensors of about 4 KiB, cp -r and dump-convert, $((warm_runs + 1)) runs each"
+small_files_case
+
 # --- report ------------------------------------------------------------------------------------
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -266,6 +292,14 @@ row "dump-parse --stats GB/s per core (cpu time)" "$stats_per_core ($stats_wall 
 row "dump-convert peak RSS, small -> big tree" "$small_rss_convert -> ${warm_rss[convert]:-} MB (x$growth_convert)" "flat" "$(flat "$small_rss_convert" "${warm_rss[convert]:-}")"
 row "dump-parse --stats peak RSS, small -> big" "$small_rss_stats -> ${warm_rss[stats]:-} MB (x$growth_stats)" "flat" "$(flat "$small_rss_stats" "${warm_rss[stats]:-}")"
 echo "(speed ratios are warm wall-clock times; 'per core' divides by user+system CPU seconds)"
+
+# small files (section above)
+tiny_vs_cp=$(ratio "$tiny_cp" "$tiny_convert")
+echo
+row "small files: dump-convert / cp -r speed" "$tiny_vs_cp ($tiny_files files: $tiny_convert s vs $tiny_cp s)" ">= 1.0" "$(verdict "$tiny_vs_cp" ">=" 1.0)"
+if [[ ${BENCH_STRICT:-0} == 1 ]] && [[ $(verdict "$tiny_vs_cp" ">=" 1.0) != PASS ]]; then
+    exit 1
+fi
 
 if ((failed)); then
     echo "compare_commands: some commands failed; their numbers are not meaningful" >&2

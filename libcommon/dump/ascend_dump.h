@@ -92,7 +92,7 @@ Expected<TensorView> ascend_tensor_view(const AscendTensor& tensor);
 
 // Decodes an Opdebug overflow payload (§5.8), the old 2048-byte layout or the 0x5A5A5A5A one, into
 // the JSON msaccucmp writes for it.
-Expected<nlohmann::json> decode_overflow(Bytes payload, uint64_t base_offset);
+Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset);
 
 // The largest npy-mode overflow record read (MindSpore's are a few hundred bytes).
 inline constexpr uint64_t kMaxOverflowJsonBytes = uint64_t{1} << 20;

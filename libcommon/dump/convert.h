@@ -4,9 +4,9 @@
 // What is written for each kind of input:
 // * DumpData containers (§5.3): one output per input/output tensor, named as msaccucmp names it;
 //   buffers and workspaces as raw .bin; Opdebug overflow containers as one JSON per output (§5.8).
-// * .npy: copied byte for byte when NumPy can load it as it is (any version, fortran order or
-//   big-endian included), so that DST is a complete mirror; rewritten as standard npy when it holds
-//   elements NumPy cannot read ('<E2' or 'V2' bfloat16: float32 or raw uint16 per --bf16).
+// * .npy: copied byte for byte when standard (version 1.0, little-endian, C order, 64-byte
+//   aligned), so that DST is a complete mirror at the speed of cp; any other is rewritten in that
+//   standard form ('<E2'/'>E2'/'V2' bfloat16 as float32 or raw uint16 per --bf16).
 // * 1.1/1.2 .bin (format A) and msprobe raw files: `{name without .bin}.npy` / `{name}.npy`, with
 //   shape and dtype from the name.
 // * Side files (csv, json, graphs, execution order) are not tensors and are not copied.
@@ -63,7 +63,9 @@ Expected<ConvertOptions> resolve_convert_arguments(const ConvertArguments& args)
 
 // "1,3,224,224" -> {1,3,224,224}; every dimension a positive decimal integer.
 Expected<std::vector<uint64_t>> parse_shape_argument(std::string_view text);
-// -d text split at commas; empty items are refused.
+// -d text split at commas. A comma written \, belongs to the path and \\ is one backslash (any
+// other backslash is kept as it is). Empty items are refused. resolve_convert_arguments takes a
+// -d that names an existing path whole, before any splitting.
 Expected<std::vector<std::string>> split_source_list(std::string_view text);
 
 // msaccucmp spells its output option `-out`, a single-dash long option CLI11 cannot declare:
@@ -78,10 +80,16 @@ std::string npy_output_name(std::string_view basename, std::string_view io, uint
 // "{basename}.{io}.{idx}.{d0xd1x..}.npy": after -f.
 std::string formatted_npy_output_name(std::string_view basename, std::string_view io,
                                       uint32_t index, std::span<const uint64_t> shape);
-// "{basename}.{io}.{idx}.{d0_d1_..}.{dtype}.{FORMAT}.bin": raw elements.
+// "{basename}.{io}.{idx}.{d0_d1_..}.{dtype}.{FORMAT}.bin": raw elements after -f.
 std::string bin_output_name(std::string_view basename, std::string_view io, uint32_t index,
                             std::span<const uint64_t> shape, std::string_view dtype,
                             std::string_view format);
+// "{basename}.{io}.{idx}.{N}.{dtype}.{FORMAT}.bin": raw elements in the device layout, where N is
+// the flat element count (msaccucmp names `-t bin` outputs without -f so, e.g.
+// "….output.0.16.float16.NC1HWC0.bin" for a 1x1x1x1x16 tensor).
+std::string device_bin_output_name(std::string_view basename, std::string_view io, uint32_t index,
+                                   uint64_t element_count, std::string_view dtype,
+                                   std::string_view format);
 // "{basename'}.{io}.{idx}.{FORMAT}.npy", where basename' has its second dot field replaced by the
 // last '/' segment of the container's op_name when the basename has exactly 5 dot fields
 // (msaccucmp `make_msnpy_file_name`).
@@ -111,8 +119,10 @@ OutputName shorten_long_name(std::string name, std::string_view suffix);
 // ---- The driver. ----
 
 // Converts everything, reporting each failed file on `diagnostics` (one line each) and listing
-// failed files in DST/convert_failed_file_list.txt. Returns the exit status: 0, 1 (some input
-// failed), 2 (usage, e.g. `-out -` with several outputs) or 3 (an output could not be written).
+// failed files in DST/convert_failed_file_list.txt (removed when none failed). Sources whose
+// outputs would share names in one directory are refused before anything is written. Returns the
+// exit status: 0, 1 (some input failed), 2 (usage: `-out -` with several outputs, -out overlapping
+// -d) or 3 (an output could not be written). The pieces are listed in convert_internal.h.
 int run_convert(const ConvertOptions& options, Diagnostics& diagnostics);
 
 }  // namespace msdt::dump

@@ -1,5 +1,6 @@
 // Opdebug overflow payloads (dump spec §5.8), decoded into the JSON msaccucmp writes for them
-// (`dump_data_parser.py`, `_parse_op_debug_old_version` and `OpDebugInfoParser`).
+// (`dump_data_parser.py`, `_parse_op_debug_old_version` and `OpDebugInfoParser`), keys in the
+// order msaccucmp writes them (ordered_json keeps insertion order).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,11 +36,11 @@ Expected<uint64_t> u64_at(ByteReader in, uint64_t position, std::string_view wha
   return *value;
 }
 
-Expected<nlohmann::json> old_info_block(const ByteReader& in, uint64_t start,
-                                        std::string_view block) {
+Expected<nlohmann::ordered_json> old_info_block(const ByteReader& in, uint64_t start,
+                                                std::string_view block) {
   static constexpr std::array<std::string_view, 6> kKeys{"model_id",  "stream_id", "task_id",
                                                          "task_type", "pc_start",  "para_base"};
-  nlohmann::json info = nlohmann::json::object();
+  nlohmann::ordered_json info = nlohmann::ordered_json::object();
   for (size_t i = 0; i < kKeys.size(); ++i) {
     MSDT_TRY(uint64_t value, u64_at(in, start + 8 * i, block));
     if (is_hex_field(kKeys[i])) {
@@ -51,23 +52,23 @@ Expected<nlohmann::json> old_info_block(const ByteReader& in, uint64_t start,
   return info;
 }
 
-Expected<nlohmann::json> decode_old_layout(Bytes payload, uint64_t base_offset) {
+Expected<nlohmann::ordered_json> decode_old_layout(Bytes payload, uint64_t base_offset) {
   if (payload.size() != kOldLayoutSize)
     return Error::at_offset(base_offset,
                             fmt::format("overflow record of the old layout must be {} bytes, "
                                         "found {} (and no 0x5a5a5a5a magic)",
                                         kOldLayoutSize, payload.size()));
   const ByteReader in(payload, base_offset);
-  MSDT_TRY(nlohmann::json dha, old_info_block(in, kDhaInfo, "DHA Atomic Add"));
-  MSDT_TRY(nlohmann::json l2, old_info_block(in, kL2Info, "L2 Atomic Add"));
-  MSDT_TRY(nlohmann::json ai_core, old_info_block(in, kAiCoreInfo, "AI Core"));
+  MSDT_TRY(nlohmann::ordered_json dha, old_info_block(in, kDhaInfo, "DHA Atomic Add"));
+  MSDT_TRY(nlohmann::ordered_json l2, old_info_block(in, kL2Info, "L2 Atomic Add"));
+  MSDT_TRY(nlohmann::ordered_json ai_core, old_info_block(in, kAiCoreInfo, "AI Core"));
   MSDT_TRY(dha["status"], u64_at(in, kDhaStatus, "DHA Atomic Add"));
   MSDT_TRY(l2["status"], u64_at(in, kL2Status, "L2 Atomic Add"));
   MSDT_TRY(uint64_t kernel_code, u64_at(in, kAiCoreStatus, "AI Core"));
   ai_core["kernel_code"] = hex(kernel_code);
   MSDT_TRY(ai_core["block_idx"], u64_at(in, kAiCoreStatus + 8, "AI Core"));
   MSDT_TRY(ai_core["status"], u64_at(in, kAiCoreStatus + 16, "AI Core"));
-  nlohmann::json out;
+  nlohmann::ordered_json out;
   out["DHA Atomic Add"] = std::move(dha);
   out["L2 Atomic Add"] = std::move(l2);
   out["AI Core"] = std::move(ai_core);
@@ -95,17 +96,17 @@ std::string_view acc_type_name(uint32_t value) {
   return value < kNames.size() ? kNames[value] : std::string_view{};
 }
 
-Expected<nlohmann::json> decode_new_layout(Bytes payload, uint64_t base_offset) {
+Expected<nlohmann::ordered_json> decode_new_layout(Bytes payload, uint64_t base_offset) {
   ByteReader in(payload, base_offset);
-  nlohmann::json out;
-  nlohmann::json warnings = nlohmann::json::array();
+  nlohmann::ordered_json out;
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   MSDT_TRY(uint32_t magic, in.u32le());
   out["magic"] = hex(magic);
   auto version = in.u32le();
   if (!version) return std::move(version).error().with_context("overflow record version");
   out["version"] = *version;
 
-  nlohmann::json acc;
+  nlohmann::ordered_json acc;
   std::array<uint32_t, 4> header{};
   static constexpr std::array<std::string_view, 4> kHeaderKeys{"valid", "acc_type", "rsv",
                                                                "data_len"};
@@ -117,18 +118,20 @@ Expected<nlohmann::json> decode_new_layout(Bytes payload, uint64_t base_offset) 
   }
   const uint32_t valid = header[0], acc_type_value = header[1], data_len = header[3];
   const std::string_view acc_type = acc_type_name(acc_type_value);
+  // msaccucmp's order: valid, acc_type, rsv, data_len, data (acc_type is filled in below).
   acc["valid"] = valid;
+  acc["acc_type"] = nullptr;
   acc["rsv"] = header[2];
   acc["data_len"] = data_len;
   if (valid != 1) warnings.push_back(fmt::format("valid is {}, expected 1", valid));
 
-  nlohmann::json data = nlohmann::json::object();
+  nlohmann::ordered_json data = nlohmann::ordered_json::object();
   if (acc_type.empty()) {
     // msaccucmp stops here; we keep the record and its raw words so the user sees what was there.
     acc["acc_type"] = acc_type_value;
     warnings.push_back(fmt::format("unknown acc_type {} (expected 0 AIC, 1 AIV, 2 AICPU, 3 SDMA)",
                                    acc_type_value));
-    nlohmann::json words = nlohmann::json::array();
+    nlohmann::ordered_json words = nlohmann::ordered_json::array();
     const uint64_t word_count = std::min<uint64_t>(data_len, in.remaining()) / 8;
     for (uint64_t i = 0; i < word_count; ++i) words.push_back(*in.u64le());
     acc["data"] = std::move(words);
@@ -143,7 +146,7 @@ Expected<nlohmann::json> decode_new_layout(Bytes payload, uint64_t base_offset) 
     for (std::string_view key : fields) {
       const std::string name(key);
       if (key == "status" && wide_status) {
-        nlohmann::json status = nlohmann::json::array();
+        nlohmann::ordered_json status = nlohmann::ordered_json::array();
         for (uint64_t i = 0; i < kWideStatusWords; ++i) {
           auto word = in.u64le();
           if (!word)
@@ -206,7 +209,7 @@ Expected<nlohmann::json> parse_overflow_json(std::string_view text) {
   return record;
 }
 
-Expected<nlohmann::json> decode_overflow(Bytes payload, uint64_t base_offset) {
+Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset) {
   if (payload.size() >= 4 && load_u32le(payload.data()) == kNewLayoutMagic)
     return decode_new_layout(payload, base_offset);
   return decode_old_layout(payload, base_offset);

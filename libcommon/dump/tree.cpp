@@ -12,6 +12,7 @@
 
 #include "dump/ascend_dump.h"
 #include "dump/side_files.h"
+#include "io/output_file.h"
 #include "io/report.h"
 #include "io/text.h"
 #include "tensor/npy.h"
@@ -268,6 +269,7 @@ void walk_directory(const fs::path& dir, const std::string& display, const WalkC
     if (ec) break;
     const fs::directory_entry& entry = *it;
     std::string name = entry.path().filename().string();
+    if (is_output_temporary(name)) continue;  // left by a dump-convert that was killed
     // Links are followed; `visited` stops a loop of directory links.
     classify_entry(entry, name, files, subdirectories, warnings);
   }

@@ -1,19 +1,58 @@
-// Output files that appear whole or not at all: data goes to a hidden temporary beside the target
-// and is renamed over it on commit(); a file never committed is removed. A crash, a full disk or a
-// bad tensor halfway through therefore never leaves a half-written output behind.
+// Output files that appear whole or not at all: data goes to a hidden temporary in the target's
+// directory and is renamed over the target on commit(); a file never committed is removed, and so
+// is every open temporary when the process is stopped by SIGINT, SIGTERM or SIGHUP. A crash, a
+// full disk, Ctrl-C or a bad tensor halfway through therefore never leaves a half-written output.
+//
+// Temporaries are named ".msdt-tmp.PID.N" whatever the target's name, so that every legal target
+// name (up to 255 bytes) can be written; is_output_temporary() recognises them (and the
+// ".NAME.tmpPID.N" of earlier versions) so that readers skip the debris of a killed run.
+//
+// Why a short temporary name + renameat rather than O_TMPFILE + linkat: linkat cannot replace an
+// existing file (a rerun into the same DST must), and linking an O_TMPFILE needs either
+// CAP_DAC_READ_SEARCH (AT_EMPTY_PATH) or a /proc path. Measured on tmpfs, 10 000 files of 4 KiB
+// (AMD EPYC, 2 cores): create+write+close+renameat 0.20 s, O_TMPFILE+linkat(AT_EMPTY_PATH) 0.18 s
+// (root only), O_TMPFILE+linkat(/proc/self/fd/N) 0.23 s, plain create+write with no atomicity
+// 0.12 s. Files are created inside an open directory (openat/renameat), not by whole paths.
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "io/byte_reader.h"
 
 namespace msdt {
 
+// True for the name (last path component) of a temporary an AtomicFile writes.
+bool is_output_temporary(std::string_view name);
+
+// An open directory (O_PATH): files are opened and created in it by name (openat/renameat), so
+// that reading or writing many small files does not resolve the whole path for each one. Closed
+// on destruction.
+class OpenDirectory {
+ public:
+  // The directory must exist.
+  static Expected<OpenDirectory> open(const std::filesystem::path& path);
+  OpenDirectory(OpenDirectory&& other) noexcept;
+  OpenDirectory& operator=(OpenDirectory&& other) noexcept;
+  OpenDirectory(const OpenDirectory&) = delete;
+  OpenDirectory& operator=(const OpenDirectory&) = delete;
+  ~OpenDirectory();
+
+  int fd() const { return fd_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  OpenDirectory() = default;
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
 class AtomicFile {
  public:
-  // The parent directory must exist.
-  static Expected<AtomicFile> create(const std::filesystem::path& target);
+  // `name` is one path component inside `directory`, which must stay open until the file is
+  // committed or destroyed.
+  static Expected<AtomicFile> create(const OpenDirectory& directory, std::string_view name);
 
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
@@ -22,20 +61,22 @@ class AtomicFile {
 
   Status write(Bytes data);
   Status write(std::string_view text);
+  // Both pieces with one writev(2) call when it takes them whole (a header and a small payload).
+  Status write(Bytes first, Bytes second);
   // Copies `length` bytes starting at `offset` of another descriptor, in the kernel when it can
-  // (copy_file_range), which is what lets conversion run at the speed of cp.
+  // (copy_file_range), which is what lets conversion of large tensors run at the speed of cp.
   Status copy_from(int fd, uint64_t offset, uint64_t length);
   Status commit();
 
-  const std::filesystem::path& target() const { return target_; }
-
  private:
   AtomicFile() = default;
+  void discard();
 
-  std::filesystem::path target_;
-  std::filesystem::path temporary_;
+  int directory_fd_ = -1;
+  std::string name_;
+  std::string temporary_;
   int fd_ = -1;
-  bool committed_ = false;
+  int slot_ = -1;  // in the registry of temporaries removed on a stopping signal
 };
 
 // Writes a whole small file atomically.

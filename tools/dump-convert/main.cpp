@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "dump-convert (msdt) " MSDT_VERSION);
   msdt::dump::ConvertArguments args;
   app.add_option("-d,--dump_file", args.dump_file,
-                 "a dump file, a comma-separated list or a directory; '-' reads standard input")
+                 "a dump file, a comma-separated list (\\, for a comma in a path) or a directory; "
+                 "'-' reads standard input")
       ->required();
   app.add_option("--output", args.output,
                  "output directory (-out is accepted too); '-' writes one tensor to stdout")

@@ -684,7 +684,7 @@ TEST(DecodeOverflow, OldLayout) {
   put(payload, 1024, u64s({0xC0DE, 3, 0x33}));
   auto json = decode_overflow(payload, 0x200);
   ASSERT_TRUE(json) << json.error().describe();
-  EXPECT_EQ(*json, nlohmann::json::parse(R"({
+  EXPECT_EQ(*json, nlohmann::ordered_json::parse(R"({
     "DHA Atomic Add": {"model_id": 1, "stream_id": 2, "task_id": 3, "task_type": 4,
                        "pc_start": "0xabc", "para_base": "0xdef", "status": 17},
     "L2 Atomic Add": {"model_id": 5, "stream_id": 6, "task_id": 7, "task_type": 8,
@@ -708,7 +708,7 @@ TEST(DecodeOverflow, NewLayoutAiCoreVersion1HasWideStatus) {
                                u64s({1, 2, 3, 4, 5, 6, 0x1000, 0x2000, 7, 8, 9, 10, 11, 12})});
   auto json = decode_overflow(payload, 0);
   ASSERT_TRUE(json) << json.error().describe();
-  EXPECT_EQ(*json, nlohmann::json::parse(R"({
+  EXPECT_EQ(*json, nlohmann::ordered_json::parse(R"({
     "magic": "0x5a5a5a5a", "version": 1,
     "acc_list": {"valid": 1, "acc_type": "AIC", "rsv": 0, "data_len": 112,
       "data": {"model_id": 1, "stream_id": 2, "task_id": 3, "task_type": 4, "context_id": 5,
@@ -748,7 +748,7 @@ TEST(DecodeOverflow, NewLayoutReportsOddHeaders) {
   const auto payload = concat({u32s({0x5A5A5A5A, 0, 0, 2, 0, 8}), u64s({1, 2, 3, 4, 5, 6, 7, 8})});
   auto json = decode_overflow(payload, 0);
   ASSERT_TRUE(json) << json.error().describe();
-  EXPECT_EQ((*json)["warnings"], nlohmann::json::parse(R"(["valid is 0, expected 1",
+  EXPECT_EQ((*json)["warnings"], nlohmann::ordered_json::parse(R"(["valid is 0, expected 1",
       "data_len is 8, expected 64 for AICPU version 0"])"));
 }
 
@@ -757,9 +757,9 @@ TEST(DecodeOverflow, NewLayoutUnknownAccType) {
   auto json = decode_overflow(payload, 0);
   ASSERT_TRUE(json) << json.error().describe();
   EXPECT_EQ((*json)["acc_list"]["acc_type"], 7);
-  EXPECT_EQ((*json)["acc_list"]["data"], nlohmann::json::parse("[17, 34]"));
+  EXPECT_EQ((*json)["acc_list"]["data"], nlohmann::ordered_json::parse("[17, 34]"));
   EXPECT_EQ((*json)["warnings"],
-            nlohmann::json::parse(
+            nlohmann::ordered_json::parse(
                 R"x(["unknown acc_type 7 (expected 0 AIC, 1 AIV, 2 AICPU, 3 SDMA)"])x"));
 }
 
