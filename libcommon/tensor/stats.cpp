@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/parallel.h"
+#include "tensor/element_convert.h"
 #include "tensor/stats_kernel.h"
 
 namespace msdt {
@@ -66,11 +67,6 @@ const KernelTable& table_of(StatsPath path) {
   return kScalar;
 }
 
-float float4_e2m1_value(unsigned nibble) {
-  static constexpr float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
-  return (nibble & 8u) ? -kMagnitudes[nibble & 7u] : kMagnitudes[nibble & 7u];
-}
-
 // Which kernel a dtype goes through, after widening it to the kernel's element type.
 enum class Route { None, F32, F64, Half, BFloat16, ByteFloat, I32Native, I32Widened, I64, U64 };
 
@@ -87,7 +83,11 @@ Route route_of(DType dtype) {
     case DType::Float8E4M3FN:
     case DType::Float8E5M2:
     case DType::Float8E8M0:
+    case DType::HiFloat8:
+    case DType::Float6E2M3:
+    case DType::Float6E3M2:
     case DType::Float4E2M1:
+    case DType::Float4E1M2:
       return Route::ByteFloat;
     case DType::Int32:
       return Route::I32Native;
@@ -108,36 +108,6 @@ Route route_of(DType dtype) {
       return Route::U64;
     default:
       return Route::None;  // complex, string and encodings without a documented layout
-  }
-}
-
-// Elements [first, first + n) of the sub-float dtypes as floats (exact); `first` is a multiple
-// of 8, so packed elements start on a byte boundary.
-void decode_floats(DType dtype, const std::byte* data, uint64_t first, size_t n, float* out) {
-  auto bytes = [&](auto convert) {
-    const std::byte* p = data + first;
-    for (size_t i = 0; i < n; ++i) out[i] = convert(static_cast<uint8_t>(p[i]));
-  };
-  switch (dtype) {
-    case DType::Float8E4M3FN:
-      bytes(float8_e4m3fn_to_float);
-      return;
-    case DType::Float8E5M2:
-      bytes(float8_e5m2_to_float);
-      return;
-    case DType::Float8E8M0:
-      // A pure power of two 2^(e-127); 0xFF is NaN (OCP MX E8M0).
-      bytes([](uint8_t b) {
-        return b == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, b - 127);
-      });
-      return;
-    default: {  // Float4E2M1: two elements per byte, low nibble first (dump spec §5.2)
-      const std::byte* p = data + first / 2;
-      for (size_t i = 0; i < n; ++i) {
-        unsigned byte = static_cast<uint8_t>(p[i / 2]);
-        out[i] = float4_e2m1_value((i % 2 == 0) ? (byte & 0xFu) : (byte >> 4));
-      }
-    }
   }
 }
 
@@ -237,6 +207,7 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
   const auto* data = reinterpret_cast<const std::byte*>(tensor.data.data());
   integer_ = route >= Route::I32Native;
   unsigned_ = route == Route::U64;
+  const bool wide_range = tensor.dtype == DType::Float8E8M0 || tensor.dtype == DType::HiFloat8;
   alignas(64) float floats[kBlock];
   alignas(64) int32_t ints[kBlock];
   alignas(64) int64_t longs[kBlock];
@@ -260,9 +231,10 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
         k.f32(as_floats, len, block);
         break;
       case Route::ByteFloat:
-        decode_floats(tensor.dtype, data, at, len, floats);
-        // E8M0 spans 2^-127..2^127: not on the small grid.
-        (tensor.dtype == DType::Float8E8M0 ? k.f32 : k.f32_small_grid)(as_floats, len, block);
+        // Exact as floats; `at` is a multiple of kBlock, so packed codes start on a byte.
+        (void)small_floats_to_float32(tensor.dtype, tensor.data, at, len, floats);
+        // E8M0 spans 2^-127..2^127 and HiFloat8 2^-22..2^15: not on the small grid.
+        (wide_range ? k.f32 : k.f32_small_grid)(as_floats, len, block);
         break;
       case Route::I32Native:
         k.i32(data + at * 4, len, block);

@@ -6,7 +6,7 @@
 // abs_mean and l2norm are over the finite elements. A statistic with no element to take it over
 // is absent. Complex tensors get count only; bool counts as 0/1. Packed int4/int2/uint2 are read
 // low bits first (sign-extended), uint1 most significant bit first; float8 E4M3FN/E5M2/E8M0 and
-// float4 E2M1 are decoded; hifloat8/4, float6, float4 E1M2 and string get count only.
+// float4 E2M1/E1M2, float6 E2M3/E3M2 and hifloat8 are decoded; hifloat4 and string get count only.
 #pragma once
 
 #include <cstdint>

@@ -244,10 +244,41 @@ TEST(Stats, ComplexAndUndecodedCountOnly) {
   EXPECT_EQ(s.count, 2u);
   EXPECT_FALSE(s.min || s.mean);
   EXPECT_EQ(s.positive, 0u);
-  auto h8 = tensor_of<uint8_t>(DType::HiFloat8, {1, 2, 3});
-  s = compute_stats(h8.view);
-  EXPECT_EQ(s.count, 3u);
+  auto h4 = tensor_of<uint8_t>(DType::HiFloat4, {0x21, 0x43}, {4});
+  s = compute_stats(h4.view);
+  EXPECT_EQ(s.count, 4u);
   EXPECT_FALSE(s.max);
+}
+
+// Every code point of the small float types decoded by element_convert's scalar decoders (checked
+// against NumPy in their own tests) gives the statistics of the decoded values; packed codes are
+// low bits first, as the dump spec stores them.
+TEST(Stats, SmallFloatTypesAreDecoded) {
+  struct Case {
+    DType dtype;
+    unsigned bits;
+    float (*decode)(uint8_t);
+  };
+  for (Case c : {Case{DType::HiFloat8, 8, hifloat8_to_float},
+                 Case{DType::Float6E2M3, 6, float6_e2m3_to_float},
+                 Case{DType::Float6E3M2, 6, float6_e3m2_to_float},
+                 Case{DType::Float4E1M2, 4, float4_e1m2_to_float},
+                 Case{DType::Float4E2M1, 4, float4_e2m1_to_float}}) {
+    const unsigned codes = 1u << c.bits;
+    std::vector<double> decoded;
+    std::vector<uint8_t> packed((codes * c.bits + 7) / 8, 0);
+    for (unsigned code = 0; code < codes; ++code) {
+      decoded.push_back(c.decode(static_cast<uint8_t>(code)));
+      for (unsigned b = 0; b < c.bits; ++b)
+        if ((code >> b) & 1u) {
+          size_t bit = size_t{code} * c.bits + b;
+          packed[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+        }
+    }
+    auto t = tensor_of(c.dtype, packed, {codes});
+    SCOPED_TRACE(dtype_name(c.dtype));
+    expect_stats(compute_stats(t.view), reference(decoded));
+  }
 }
 
 TEST(Stats, ShortDataIsNotOverRead) {
