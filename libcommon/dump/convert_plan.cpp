@@ -200,7 +200,11 @@ class Planner {
     }
 
     PlannedOutput out;
-    if (from == to) {
+    // A host layout kept as it is still goes through transform_layout when a target shape is
+    // given: -s is N,C,H,W and original_shape is in the origin format, so the shape is checked and
+    // read in its own axis order rather than stamped on as written.
+    const bool host_kept = from == to && !target.empty() && is_host_format(from);
+    if (from == to && !host_kept) {
       out.view = *device;
       if (!target.empty()) {
         auto wanted = element_count(target);

@@ -606,6 +606,10 @@ Order resolve_target_order(std::string_view shape_format, Layout from) {
 
 }  // namespace
 
+bool is_host_format(std::string_view format) {
+  return is_host(parse_layout(canonical_format(format)));
+}
+
 bool can_transform(std::string_view from_format, std::string_view to_format) {
   const std::string from = canonical_format(from_format), to = canonical_format(to_format);
   if (from == to) return true;

@@ -25,6 +25,9 @@ std::string_view ascend_format_name(uint64_t output_format);
 // (NCDHW, NDHWC, DHWCN, NDC1HWC0, FRACTAL_Z_3D) to every 5-D host layout; FRACTAL_NZ to ND, NCHW
 // and NHWC; device formats also to ND (their channel-first host layout).
 bool can_transform(std::string_view from_format, std::string_view to_format);
+// True for the host layouts (NCHW, NHWC, HWCN, NCDHW, NDHWC, DHWCN): permutations of the logical
+// axes, with no padding.
+bool is_host_format(std::string_view format);
 
 struct TransformResult {
   std::vector<uint64_t> shape;  // host shape after slicing off C0/N padding

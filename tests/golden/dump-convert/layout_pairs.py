@@ -195,6 +195,11 @@ CASES = [
     {"source": "FRACTAL_Z", "target": "HWCN", "host": (5, 3, 3, 3), "s": (5, 3, 3, 3)},
     {"source": "NHWC", "target": "NCHW", "host": (2, 3, 4, 5), "origin": "NHWC",
      "s": (2, 3, 4, 5)},
+    # a host layout kept as it is: -s (N,C,H,W) is read in its own order, not stamped on
+    {"source": "NHWC", "target": "NHWC", "host": (2, 3, 4, 5), "origin": "NHWC",
+     "s": (2, 3, 4, 5)},
+    {"source": "HWCN", "target": "HWCN", "host": (2, 3, 4, 5), "origin": "HWCN",
+     "s": (2, 3, 4, 5)},
 ]
 
 
