@@ -130,6 +130,12 @@ Status convert_elements(const TensorView& tensor, uint64_t first, uint64_t count
     return std::nullopt;
   }
   if (auto grow = dtype_bytes(*target, count)) out.reserve(out.size() + *grow);
+  if (small_float_decoder(tensor.dtype)) {
+    std::vector<float> values(count);
+    MSDT_CHECK(small_floats_to_float32(tensor.dtype, tensor.data, first, count, values.data()));
+    for (float f : values) append_f32(out, f);
+    return std::nullopt;
+  }
   switch (tensor.dtype) {
     case DType::BFloat16:
       for (uint64_t i = first; i < *end; ++i) {
@@ -152,19 +158,6 @@ Status convert_elements(const TensorView& tensor, uint64_t first, uint64_t count
       for (uint64_t i = first; i < *end; ++i)
         out.push_back(static_cast<std::byte>((byte_at(i / 8) >> (7 - i % 8)) & 1u));
       break;
-    case DType::Float8E4M3FN:
-    case DType::Float8E5M2:
-    case DType::Float8E8M0:
-    case DType::HiFloat8:
-    case DType::Float6E2M3:
-    case DType::Float6E3M2:
-    case DType::Float4E2M1:
-    case DType::Float4E1M2: {
-      std::vector<float> values(count);
-      MSDT_CHECK(small_floats_to_float32(tensor.dtype, tensor.data, first, count, values.data()));
-      for (float f : values) append_f32(out, f);
-      break;
-    }
     case DType::Complex32:
       // Real and imaginary float16 halves, each widened to float32.
       for (uint64_t i = first; i < *end; ++i) {

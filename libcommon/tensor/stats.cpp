@@ -71,6 +71,8 @@ const KernelTable& table_of(StatsPath path) {
 enum class Route { None, F32, F64, Half, BFloat16, ByteFloat, I32Native, I32Widened, I64, U64 };
 
 Route route_of(DType dtype) {
+  // The float types of 8 bits or fewer: decoded by element_convert's one table.
+  if (small_float_decoder(dtype)) return Route::ByteFloat;
   switch (dtype) {
     case DType::Float32:
       return Route::F32;
@@ -80,15 +82,6 @@ Route route_of(DType dtype) {
       return Route::Half;
     case DType::BFloat16:
       return Route::BFloat16;
-    case DType::Float8E4M3FN:
-    case DType::Float8E5M2:
-    case DType::Float8E8M0:
-    case DType::HiFloat8:
-    case DType::Float6E2M3:
-    case DType::Float6E3M2:
-    case DType::Float4E2M1:
-    case DType::Float4E1M2:
-      return Route::ByteFloat;
     case DType::Int32:
       return Route::I32Native;
     case DType::Bool:
