@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   app.add_option("--output", args.output,
                  "output directory (-out is accepted too); '-' writes one tensor to stdout")
       ->required();
-  app.add_option("-f,--format", args.format, "target format: NCHW, NHWC, ND, HWCN, NCDHW, FRACTAL_Z");
+  app.add_option("-f,--format", args.format,
+                 "target format: NCHW, NHWC, ND, HWCN, NCDHW, FRACTAL_Z");
   app.add_option("-s,--shape", args.shape, "host shape, always N,C,H,W (only with -f)");
   app.add_option("-t,--type", args.type, "output type: npy (default), bin or msnpy");
   app.add_option("-o,--output_tensor", args.output_tensor, "convert only this output (with -f)");
