@@ -3,8 +3,9 @@
 # --dtype takes a comma-separated list: offer each name after what is already typed.
 function __dump_parse_dtypes
     set -l head (string replace -r '^--dtype=' '' -- (commandline -ct) | string replace -r '[^,]*$' '')
-    for name in bool int4 int8 int16 int32 int64 uint1 uint8 uint16 uint32 uint64 \
-            float16 bfloat16 float32 float64 complex64 complex128 float8_e4m3fn float8_e5m2
+    for name in bool int2 int4 int8 int16 int32 int64 uint1 uint2 uint8 uint16 uint32 uint64 \
+            float16 fp16 half bfloat16 bf16 float32 float64 complex32 complex64 complex128 \
+            float8_e5m2 float8_e4m3fn float8_e8m0 hifloat8 float6_e3m2 float6_e2m3 float4_e2m1 float4_e1m2 hifloat4
         printf '%s%s\n' "$head" $name
     end
 end

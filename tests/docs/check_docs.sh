@@ -103,7 +103,7 @@ check_bash_complete() {
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --io o" "output"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --io " "input output"
-        expect_completion "$mode" "$p" _dump_parse "dump-parse --dtype float32,bf" "float32,bfloat16"
+        expect_completion "$mode" "$p" _dump_parse "dump-parse --dtype float32,bf" "float32,bf16 float32,bfloat16"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --json r" "rank_0 run.log"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --op " ""
         expect_completion "$mode" "$c" _dump_convert "dump-convert --bf" "--bf16"
@@ -144,8 +144,8 @@ check_fish_complete() {
     local src=$1 actual
     command -v fish >/dev/null || skip "fish is not installed (Debian package fish)"
     actual=$(fish --no-config -c "source $src/completions/fish/dump-parse.fish
-        complete -C'dump-parse --dtype float32,bf'" | cut -f1 | paste -sd' ' -)
-    [[ $actual == "float32,bfloat16" ]] || fail "fish dump-parse --dtype: got '$actual'"
+        complete -C'dump-parse --dtype float32,bf'" | cut -f1 | sort | paste -sd' ' -)
+    [[ $actual == "float32,bf16 float32,bfloat16" ]] || fail "fish dump-parse --dtype: got '$actual'"
     actual=$(fish --no-config -c "source $src/completions/fish/dump-convert.fish
         complete -C'dump-convert -t '" | cut -f1 | sort | paste -sd' ' -)
     [[ $actual == "bin msnpy npy" ]] || fail "fish dump-convert -t: got '$actual'"
@@ -222,6 +222,17 @@ check_options() {
         grep -qE -- "(^|[^A-Za-z0-9_-])$short([^A-Za-z0-9_-]|\$)" <<<"$help" ||
             fail "man/$tool.1 documents $short, $tool --help does not"
     done
+    # Every dtype the completions offer must be one the tool accepts (on an empty directory).
+    if [[ $tool == dump-parse ]]; then
+        local empty name
+        empty=$(mktemp -d)
+        for name in $(sed -n '/^_msdt_dump_parse_dtypes="/,/"$/p' "$bash_file" | tr -d '"' |
+            sed 's/^_msdt_dump_parse_dtypes=//'); do
+            "$binary" --dtype "$name" "$empty" >/dev/null 2>&1 ||
+                fail "completions offer --dtype $name, $tool rejects it"
+        done
+        rmdir "$empty"
+    fi
     finish
 }
 
