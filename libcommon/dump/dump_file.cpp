@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/file_roles.h"
 #include "io/text.h"
 #include "tensor/layout.h"
 
@@ -178,6 +179,7 @@ Status read_dump_file(const DumpFile& file, Bytes contents,
                              file.name.problem.empty() ? "unknown name" : file.name.problem)));
     return read_npy(file, contents, visit);
   }
+  if (kind_is_side_file(file.name.kind)) return std::nullopt;
   switch (file.name.kind) {
     case FileKind::Npy:
     case FileKind::ConvertedNpy:
@@ -199,16 +201,9 @@ Status read_dump_file(const DumpFile& file, Bytes contents,
         return read_container(file, contents, "ascend", visit, warn);
       if (file.name.problem.empty()) return Error("unknown file");
       return Error(fmt::format("unknown file: {}", file.name.problem));
-    case FileKind::MappingCsv:
-    case FileKind::ExecutionOrder:
-    case FileKind::GlobalExecutionOrder:
-    case FileKind::KernelArgsJson:
-    case FileKind::Metadata:
-    case FileKind::Graph:
-    case FileKind::ConvertFailedList:
+    default:  // side files (kind_is_side_file): nothing to visit
       return std::nullopt;
   }
-  return std::nullopt;
 }
 
 }  // namespace msdt::dump
