@@ -8,11 +8,16 @@
 
 namespace msdt::dump {
 
-inline void add_selection_options(CLI::App& app, Selection& selection) {
-  app.add_option("--op", selection.op, "keep op names matching this ECMAScript regex");
+// --iteration, --rank and --graph: where in a tree (watch-check takes only these).
+inline void add_location_options(CLI::App& app, Selection& selection) {
   app.add_option("--iteration", selection.iterations, "keep these iterations, e.g. 0,3,5-8");
   app.add_option("--rank", selection.ranks, "keep these ranks, e.g. 0-3");
   app.add_option("--graph", selection.graphs, "keep these graph ids");
+}
+
+inline void add_selection_options(CLI::App& app, Selection& selection) {
+  app.add_option("--op", selection.op, "keep op names matching this ECMAScript regex");
+  add_location_options(app, selection);
   app.add_option("--io", selection.io, "keep inputs or outputs")
       ->check(CLI::IsMember({"input", "output"}));
   app.add_option("--dtype", selection.dtypes, "keep these dtypes, any spelling, e.g. float32,BF16");
