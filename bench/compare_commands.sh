@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-command benchmark of dump-convert and dump-parse against reference commands, measured in
 # the same run on the same generated tree (see bench/README.md):
-#   dump-convert -d TREE -out OUT   vs  cp -r TREE OUT             target: >= 0.8 of cp's speed
+#   dump-convert -d TREE -out OUT   vs  cp -r TREE OUT             target: >= 1.0 of cp's speed
 #   dump-convert -d TREE -out OUT   vs  bench/numpy_convert.py     target: >= 10 times faster
 #   dump-parse --stats -j2 on a float32 tree vs bench/numpy_stats.py  target: >= 10 times faster
 #   dump-parse --stats on float32                                  target: >= 1 GB/s per core
@@ -285,7 +285,7 @@ growth_stats=$(ratio "${warm_rss[stats]:-}" "$small_rss_stats")
 echo
 printf '%-44s %-26s %-8s %s\n' target measured wanted result
 row() { printf '%-44s %-26s %-8s %s\n' "$1" "$2" "$3" "$4"; }
-row "dump-convert speed / cp -r speed" "$vs_cp (first run $vs_cp_first)" ">= 0.8" "$(verdict "$vs_cp" ">=" 0.8)"
+row "dump-convert speed / cp -r speed" "$vs_cp (first run $vs_cp_first)" ">= 1.0" "$(verdict "$vs_cp" ">=" 1.0)"
 row "dump-convert speed / NumPy speed" "$vs_numpy (first run $vs_numpy_first)" ">= 10" "$(verdict "$vs_numpy" ">=" 10)"
 row "dump-parse --stats -j2 speed / NumPy speed" "$stats_vs_numpy (first run $stats_vs_numpy_first)" ">= 10" "$(verdict "$stats_vs_numpy" ">=" 10)"
 row "dump-parse --stats GB/s per core (cpu time)" "$stats_per_core ($stats_wall GB/s wall)" ">= 1" "$(verdict "$stats_per_core" ">=" 1)"
@@ -305,7 +305,7 @@ if ((failed)); then
     echo "compare_commands: some commands failed; their numbers are not meaningful" >&2
     exit 1
 fi
-if [[ ${BENCH_STRICT:-0} == 1 ]] && { [[ $vs_cp == n/a ]] || [[ $(verdict "$vs_cp" ">=" 0.8) != PASS ]] ||
+if [[ ${BENCH_STRICT:-0} == 1 ]] && { [[ $vs_cp == n/a ]] || [[ $(verdict "$vs_cp" ">=" 1.0) != PASS ]] ||
     [[ $(verdict "$vs_numpy" ">=" 10) != PASS ]] || [[ $(verdict "$stats_per_core" ">=" 1) != PASS ]] ||
     [[ $(verdict "$stats_vs_numpy" ">=" 10) != PASS ]] ||
     [[ $(flat "$small_rss_convert" "${warm_rss[convert]:-}") != PASS ]] ||
