@@ -195,8 +195,8 @@ class Checker {
         }
       }
       if (side) continue;
-      if (!d.where.iteration || d.where.constants) continue;
-      if (d.where.layout == "rank" && !d.where.graph) {
+      if (d.where.constants) continue;
+      if (d.where.iteration && d.where.layout == "rank" && !d.where.graph) {
         // rank_R/debug_files/{iteration}: overflow files for every graph of the rank.
         RankInfo& info = ranks_[d.path.parent_path().parent_path().string()];
         for (const DumpFile& f : d.files)
@@ -206,7 +206,8 @@ class Checker {
         continue;
       }
       const dump::DumpLocation& w = d.where;
-      if (options_.iterations && !options_.iterations->contains(*w.iteration)) continue;
+      if (options_.iterations && (!w.iteration || !options_.iterations->contains(*w.iteration)))
+        continue;
       if (options_.ranks && (!w.rank || !options_.ranks->contains(*w.rank))) continue;
       if (options_.graphs && (!w.graph || !options_.graphs->contains(*w.graph))) continue;
       TensorDir t;
@@ -217,14 +218,15 @@ class Checker {
     }
     for (size_t i = 0; i < tensor_dirs_.size(); ++i) {
       index_directory(tensor_dirs_[i]);
-      series_[tensor_dirs_[i].series_key][*tensor_dirs_[i].dir->where.iteration] = i;
+      if (tensor_dirs_[i].dir->where.iteration)
+        series_[tensor_dirs_[i].series_key][*tensor_dirs_[i].dir->where.iteration] = i;
     }
     // Iteration directories that only serve as previous values are indexed but not checked.
     for (size_t i = 0; i < tensor_dirs_.size(); ++i) order_.push_back(i);
     std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
       const dump::DumpLocation &x = tensor_dirs_[a].dir->where, &y = tensor_dirs_[b].dir->where;
       auto key = [](const dump::DumpLocation& l) {
-        return std::tuple(*l.iteration, l.rank.value_or(UINT32_MAX), l.graph.value_or(UINT32_MAX),
+        return std::tuple(l.iteration.value_or(kUnknownIteration), l.rank.value_or(UINT32_MAX), l.graph.value_or(UINT32_MAX),
                           l.net);
       };
       if (key(x) != key(y)) return key(x) < key(y);
@@ -235,7 +237,7 @@ class Checker {
   // The watchpoints that apply to a directory: INIT ones only in `init`, the others elsewhere.
   std::vector<const Watchpoint*> applicable(const dump::DumpLocation& w) const {
     std::vector<const Watchpoint*> out;
-    bool init = *w.iteration == dump::kInitIteration;
+    bool init = w.iteration == dump::kInitIteration;
     for (const Watchpoint& wp : options_.watchpoints)
       if ((wp.condition->backend == Backend::Init) == init && watches_location(wp, w.rank, w.graph))
         out.push_back(&wp);
@@ -252,6 +254,11 @@ class Checker {
   PreviousPlace previous_of(const TensorDir& t) const {
     PreviousPlace p;
     const dump::DumpLocation& w = t.dir->where;
+    if (!w.iteration) {
+      p.state = Previous::NoIteration;
+      p.reason = "the iteration of this file is unknown";
+      return p;
+    }
     uint64_t it = *w.iteration;
     std::optional<uint64_t> prev;
     auto rank = ranks_.find(t.rank_key);
@@ -370,7 +377,7 @@ class Checker {
     Row row;
     row.key = tensor_key(file_node(file), tensor.io, tensor.slot);
     CheckedTensor& ct = row.tensor;
-    ct.iteration = *w.iteration;
+    ct.iteration = w.iteration;
     ct.rank = w.rank;
     ct.graph = w.graph;
     ct.node = node;
@@ -473,7 +480,8 @@ class Checker {
 
     std::set<std::pair<uint64_t, uint64_t>> overflow;
     if (auto r = ranks_.find(t.rank_key); r != ranks_.end())
-      if (auto o = r->second.overflow.find(*d.where.iteration); o != r->second.overflow.end())
+      if (auto o = r->second.overflow.find(d.where.iteration.value_or(kUnknownIteration));
+          o != r->second.overflow.end())
         overflow = o->second;
     std::vector<const DumpFile*> files, statistics;
     std::unordered_map<const DumpFile*, uint64_t> position;
@@ -566,7 +574,7 @@ class Checker {
              std::tuple(y.order, y.io, y.slot.value_or(UINT32_MAX), y.watchpoint->id);
     });
     for (const Watchpoint* wp : wps)
-      listener_.evaluated(*wp, *d.where.iteration, evaluated.contains(wp) ? evaluated[wp] : 0);
+      listener_.evaluated(*wp, d.where.iteration, evaluated.contains(wp) ? evaluated[wp] : 0);
     for (auto& [tensor, rec] : out)
       if (!listener_.record(*rec)) return false;
     return true;

@@ -32,8 +32,11 @@ struct CheckOptions {
 };
 
 // One (watchpoint, tensor, iteration) verdict.
+// Iteration of a file outside any known layout (a lone file, standard input): absent in records.
+inline constexpr uint64_t kUnknownIteration = UINT64_MAX;
+
 struct Record {
-  uint64_t iteration = 0;
+  std::optional<uint64_t> iteration;
   std::optional<uint32_t> rank, graph;
   std::string net, node, op_type, io;
   std::optional<uint32_t> slot;
@@ -46,7 +49,7 @@ struct Record {
 
 // A tensor that was checked, for --summary (fp16 range and counts).
 struct CheckedTensor {
-  uint64_t iteration = 0;
+  std::optional<uint64_t> iteration;
   std::optional<uint32_t> rank, graph;
   std::string node, op_type, io, file, source;
   std::optional<uint32_t> slot;
@@ -63,7 +66,8 @@ class CheckListener {
   // Every checked tensor, in the same order, before its records.
   virtual void tensor(const CheckedTensor& /*tensor*/) {}
   // After each iteration directory: how many tensors each watchpoint was evaluated on.
-  virtual void evaluated(const Watchpoint& /*wp*/, uint64_t /*iteration*/, uint64_t /*tensors*/) {}
+  virtual void evaluated(const Watchpoint& /*wp*/, std::optional<uint64_t> /*iteration*/,
+                         uint64_t /*tensors*/) {}
 };
 
 // Problems with inputs (unreadable or damaged files, a bad history file) go to `diagnostics` as

@@ -139,7 +139,7 @@ table::Record to_row(const Record& r) {
   for (std::string_view n : error_names(v.error_code))
     errors_text += (errors_text.empty() ? "" : ",") + std::string(n);
   return {
-      r.iteration,
+      r.iteration ? Cell{*r.iteration} : Cell{},
       optional_u32(r.rank),
       optional_u32(r.graph),
       r.node,
@@ -175,12 +175,12 @@ bool Tally::record(const Record& r) {
   if (r.verdict.error_code != 0) ++errors_;
   if (sink_) sink_->row(to_row(r));
   if (keep_junit_) {
-    Case& c = cases_[{r.watchpoint->id, r.iteration}];
+    Case& c = cases_[{r.watchpoint->id, r.iteration.value_or(kUnknownIteration)}];
     if (r.verdict.hit) c.failures.push_back(tensor_label(r));
     if (r.verdict.error_code != 0) c.errors.push_back(tensor_label(r));
   }
   if (keep_summary_) {
-    IterationCounts& counts = iterations_[r.iteration];
+    IterationCounts& counts = iterations_[r.iteration.value_or(kUnknownIteration)];
     if (r.verdict.hit) ++counts.hits[condition_label(*r.watchpoint)];
     if (r.verdict.error_code != 0) ++counts.errors[condition_label(*r.watchpoint)];
   }
@@ -193,14 +193,14 @@ bool Tally::record(const Record& r) {
 
 void Tally::tensor(const CheckedTensor& t) {
   if (!keep_summary_) return;
-  ++iterations_[t.iteration].tensors;
+  ++iterations_[t.iteration.value_or(kUnknownIteration)].tensors;
   bool beyond = (t.min && std::fabs(*t.min) > fp16_limit_) || (t.max && std::fabs(*t.max) > fp16_limit_);
   if (beyond) out_of_range_.push_back(t);
 }
 
-void Tally::evaluated(const Watchpoint& wp, uint64_t iteration, uint64_t tensors) {
+void Tally::evaluated(const Watchpoint& wp, std::optional<uint64_t> iteration, uint64_t tensors) {
   watchpoints_[wp.id] = &wp;
-  if (keep_junit_) cases_[{wp.id, iteration}].tensors += tensors;
+  if (keep_junit_) cases_[{wp.id, iteration.value_or(kUnknownIteration)}].tensors += tensors;
 }
 
 void Tally::write_junit(std::ostream& out) const {
@@ -233,8 +233,9 @@ void Tally::write_junit(std::ostream& out) const {
     for (; it != end; ++it) {
       const Case& c = it->second;
       uint64_t iteration = it->first.second;
-      out << fmt::format("    <testcase classname=\"watch-check.watchpoint{}\" name=\"iteration {}\" time=\"0\">\n",
-                         id, iteration);
+      out << fmt::format(
+          "    <testcase classname=\"watch-check.watchpoint{}\" name=\"iteration {}\" time=\"0\">\n", id,
+          iteration == kUnknownIteration ? std::string("unknown") : std::to_string(iteration));
       auto body = [&](const std::vector<std::string>& lines) {
         std::string text;
         for (const std::string& l : lines) text += xml_escape(l) + "\n";
@@ -261,7 +262,7 @@ void Tally::write_summary(std::ostream& out, bool as_json) const {
     json per = json::array();
     for (const auto& [iteration, c] : iterations_) {
       json item;
-      item["iteration"] = iteration;
+      item["iteration"] = iteration == kUnknownIteration ? json(nullptr) : json(iteration);
       item["tensors"] = c.tensors;
       item["hits"] = json::object();
       for (const auto& [k, n] : c.hits) item["hits"][k] = n;
@@ -274,7 +275,7 @@ void Tally::write_summary(std::ostream& out, bool as_json) const {
     json beyond = json::array();
     for (const CheckedTensor& t : out_of_range_) {
       json item;
-      item["iteration"] = t.iteration;
+      item["iteration"] = t.iteration ? json(*t.iteration) : json(nullptr);
       item["rank"] = t.rank ? json(*t.rank) : json(nullptr);
       item["graph"] = t.graph ? json(*t.graph) : json(nullptr);
       item["node"] = t.node;
@@ -299,7 +300,8 @@ void Tally::write_summary(std::ostream& out, bool as_json) const {
     return s;
   };
   for (const auto& [iteration, c] : iterations_)
-    rows.push_back({std::to_string(iteration), std::to_string(c.tensors), per_condition(c.hits),
+    rows.push_back({iteration == kUnknownIteration ? "-" : std::to_string(iteration),
+                    std::to_string(c.tensors), per_condition(c.hits),
                     per_condition(c.errors)});
   out << table::align_columns(rows);
   out << fmt::format("\n{} tensor(s) with |min| or |max| above {}\n", out_of_range_.size(),
@@ -307,7 +309,7 @@ void Tally::write_summary(std::ostream& out, bool as_json) const {
   if (!out_of_range_.empty()) {
     std::vector<std::vector<std::string>> lines{{"iteration", "rank", "node", "io", "min", "max"}};
     for (const CheckedTensor& t : out_of_range_)
-      lines.push_back({std::to_string(t.iteration), t.rank ? std::to_string(*t.rank) : "-",
+      lines.push_back({t.iteration ? std::to_string(*t.iteration) : "-", t.rank ? std::to_string(*t.rank) : "-",
                        printable_path(t.node),
                        t.io.empty() ? "-" : (t.slot ? fmt::format("{}:{}", t.io, *t.slot) : t.io),
                        t.min ? table::format_double(*t.min) : "-",

@@ -32,7 +32,8 @@ class Tally : public CheckListener {
         double fp16_limit);
   bool record(const Record& record) override;
   void tensor(const CheckedTensor& tensor) override;
-  void evaluated(const Watchpoint& wp, uint64_t iteration, uint64_t tensors) override;
+  void evaluated(const Watchpoint& wp, std::optional<uint64_t> iteration,
+                 uint64_t tensors) override;
 
   uint64_t hits() const { return hits_; }
   uint64_t errors() const { return errors_; }
