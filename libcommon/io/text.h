@@ -25,6 +25,10 @@ std::optional<T> parse_unsigned(std::string_view text) {
 // True for a non-empty run of ASCII digits, of exactly `exact_length` when that is not 0.
 bool is_digits(std::string_view text, size_t exact_length = 0);
 
+// ASCII case-insensitive comparison and search (names of conditions, scopes such as Gradients).
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+bool contains_ignoring_case(std::string_view text, std::string_view part);
+
 // Without leading and trailing spaces and tabs.
 std::string_view trim_blanks(std::string_view text);
 

@@ -157,8 +157,8 @@ Expected<ChangeStats> change_stats(const TensorView& current, const TensorView& 
   MSDT_TRY(uint64_t count, element_count(current.shape));
   MSDT_TRY(uint64_t previous_count, element_count(previous.shape));
   if (count != previous_count)
-    return Error(fmt::format("the previous tensor has {} elements, this one {}", previous_count,
-                             count));
+    return Error(
+        fmt::format("the previous tensor has {} elements, this one {}", previous_count, count));
   ChangeStats out;
   out.all_close.assign(tolerances.size(), true);
   CompensatedSum diff, prev_abs;

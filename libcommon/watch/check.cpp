@@ -77,7 +77,8 @@ struct RankInfo {
   std::map<uint32_t, std::vector<uint64_t>> history;  // graph -> iterations, in file order
   std::map<uint32_t, std::string> history_file;
   std::map<uint32_t, ExecutionOrder> order;
-  std::map<uint64_t, std::set<std::pair<uint64_t, uint64_t>>> overflow;  // iteration -> task, stream
+  std::map<uint64_t, std::set<std::pair<uint64_t, uint64_t>>>
+      overflow;  // iteration -> task, stream
 };
 
 struct TensorDir {
@@ -115,13 +116,6 @@ Expected<std::string> read_small_file(const DumpFile& file) {
   MSDT_TRY(auto mapped, dump::open_dump_file(file));
   Bytes b = mapped->bytes();
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-}
-
-std::string underscored(std::string_view name) {
-  std::string out(name);
-  for (char& c : out)
-    if (c == '/' || c == '\\' || c == '.' || c == ' ') c = '_';
-  return out;
 }
 
 struct Row {
@@ -190,7 +184,7 @@ class Checker {
           order.size = list->size();
           for (uint64_t i = 0; i < list->size(); ++i) {
             order.index.emplace((*list)[i], i);
-            order.index.emplace(underscored((*list)[i]), i);
+            order.index.emplace(scope_with_underscores((*list)[i]), i);
           }
         }
       }
@@ -226,8 +220,8 @@ class Checker {
     std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
       const dump::DumpLocation &x = tensor_dirs_[a].dir->where, &y = tensor_dirs_[b].dir->where;
       auto key = [](const dump::DumpLocation& l) {
-        return std::tuple(l.iteration.value_or(kUnknownIteration), l.rank.value_or(UINT32_MAX), l.graph.value_or(UINT32_MAX),
-                          l.net);
+        return std::tuple(l.iteration.value_or(kUnknownIteration), l.rank.value_or(UINT32_MAX),
+                          l.graph.value_or(UINT32_MAX), l.net);
       };
       if (key(x) != key(y)) return key(x) < key(y);
       return tensor_dirs_[a].dir->path < tensor_dirs_[b].dir->path;
@@ -278,7 +272,8 @@ class Checker {
       }
       if (pos == history->begin()) {
         p.state = Previous::NoIteration;
-        p.reason = fmt::format("iteration {} is the first in the history of graph {}", it, *w.graph);
+        p.reason =
+            fmt::format("iteration {} is the first in the history of graph {}", it, *w.graph);
         return p;
       }
       prev = *(pos - 1);
@@ -317,7 +312,8 @@ class Checker {
   // Finds the previous value of a tensor and compares it with the current one.
   void compare_previous(const PreviousPlace& place, const std::string& node,
                         const std::string& file_level_node, const DumpTensor& tensor,
-                        const Needs& needs, TensorFacts& facts, dump::DeferredDiagnostics& problems) {
+                        const Needs& needs, TensorFacts& facts,
+                        dump::DeferredDiagnostics& problems) {
     facts.previous = place.state;
     facts.previous_reason = place.reason;
     if (place.state != Previous::Present) return;
@@ -327,8 +323,9 @@ class Checker {
     if (!file) {
       auto c = place.dir->containers.find(file_level_node);
       if (c != place.dir->containers.end() && !c->second.empty())
-        file = *std::max_element(c->second.begin(), c->second.end(),
-                                 [](const DumpFile* a, const DumpFile* b) { return newer(*b, *a); });
+        file =
+            *std::max_element(c->second.begin(), c->second.end(),
+                              [](const DumpFile* a, const DumpFile* b) { return newer(*b, *a); });
     }
     facts.previous = Previous::NotFound;
     facts.previous_reason =
@@ -380,6 +377,7 @@ class Checker {
     ct.iteration = w.iteration;
     ct.rank = w.rank;
     ct.graph = w.graph;
+    ct.net = w.net;
     ct.node = node;
     ct.op_type = tensor.op_type;
     ct.io = tensor.io;
@@ -441,16 +439,7 @@ class Checker {
       row.evaluated.push_back(wp);
       if (!v.hit && v.error_code == 0 && !options_.all_records) continue;
       Record rec;
-      rec.iteration = ct.iteration;
-      rec.rank = w.rank;
-      rec.graph = w.graph;
-      rec.net = w.net;
-      rec.node = node;
-      rec.op_type = tensor.op_type;
-      rec.io = tensor.io;
-      rec.slot = tensor.slot;
-      rec.file = file.display;
-      rec.source = facts.source;
+      rec.tensor = ct;
       rec.watchpoint = wp;
       rec.verdict = std::move(v);
       row.records.push_back(std::move(rec));
@@ -464,7 +453,7 @@ class Checker {
       auto o = rank->second.order.find(*t.dir->where.graph);
       if (o != rank->second.order.end()) {
         auto i = o->second.index.find(node);
-        if (i == o->second.index.end()) i = o->second.index.find(underscored(node));
+        if (i == o->second.index.end()) i = o->second.index.find(scope_with_underscores(node));
         if (i != o->second.index.end()) return i->second;
         return o->second.size + position;
       }
@@ -520,8 +509,7 @@ class Checker {
             continue;
         }
         bool wanted = options_.every_tensor;
-        for (const Watchpoint* wp : wps)
-          wanted = wanted || watches_node(*wp, node, f.name.op_type);
+        for (const Watchpoint* wp : wps) wanted = wanted || watches_node(*wp, node, f.name.op_type);
         if (!wanted) continue;
       }
       files.push_back(&f);
@@ -539,7 +527,7 @@ class Checker {
           for (Row& r : got) {
             seen.insert(r.key);
             uint64_t pos = position[&file];
-            for (Record& rec : r.records) rec.order = order_of(t, rec.node, pos);
+            for (Record& rec : r.records) rec.order = order_of(t, rec.tensor.node, pos);
             rows.push_back(std::move(r));
           }
         },
@@ -553,7 +541,7 @@ class Checker {
           [&](const DumpTensor& tensor) {
             if (seen.contains(tensor_key(tensor.op_name, tensor.io, tensor.slot))) return;
             if (auto r = check_tensor(t, wps, overflow, previous, *f, tensor, 1, problems)) {
-              for (Record& rec : r->records) rec.order = order_of(t, rec.node, position[f]);
+              for (Record& rec : r->records) rec.order = order_of(t, rec.tensor.node, position[f]);
               rows.push_back(std::move(*r));
             }
           },
@@ -570,8 +558,9 @@ class Checker {
     for (Row& r : rows) listener_.tensor(r.tensor);
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
       const Record &x = *a.second, &y = *b.second;
-      return std::tuple(x.order, x.io, x.slot.value_or(UINT32_MAX), x.watchpoint->id) <
-             std::tuple(y.order, y.io, y.slot.value_or(UINT32_MAX), y.watchpoint->id);
+      return std::tuple(x.order, x.tensor.io, x.tensor.slot.value_or(UINT32_MAX),
+                        x.watchpoint->id) <
+             std::tuple(y.order, y.tensor.io, y.tensor.slot.value_or(UINT32_MAX), y.watchpoint->id);
     });
     for (const Watchpoint* wp : wps)
       listener_.evaluated(*wp, d.where.iteration, evaluated.contains(wp) ? evaluated[wp] : 0);

@@ -27,35 +27,32 @@ struct CheckOptions {
   std::vector<Watchpoint> watchpoints;
   std::optional<dump::IdList> iterations, ranks, graphs;
   unsigned jobs = 1;
-  bool all_records = false;     // also the records that neither hit nor errored (--all)
-  bool every_tensor = false;    // statistics of every tensor, watched or not (--summary alone)
+  bool all_records = false;   // also the records that neither hit nor errored (--all)
+  bool every_tensor = false;  // statistics of every tensor, watched or not (--summary alone)
 };
 
-// One (watchpoint, tensor, iteration) verdict.
 // Iteration of a file outside any known layout (a lone file, standard input): absent in records.
 inline constexpr uint64_t kUnknownIteration = UINT64_MAX;
 
-struct Record {
+// A tensor that was checked: where it is and what the statistics said (for --summary).
+struct CheckedTensor {
   std::optional<uint64_t> iteration;
   std::optional<uint32_t> rank, graph;
   std::string net, node, op_type, io;
   std::optional<uint32_t> slot;
   std::string file;    // as the user sees it
   std::string source;  // "tensor", "statistic.csv"
-  uint64_t order = 0;
-  const Watchpoint* watchpoint = nullptr;
-  Verdict verdict;
-};
-
-// A tensor that was checked, for --summary (fp16 range and counts).
-struct CheckedTensor {
-  std::optional<uint64_t> iteration;
-  std::optional<uint32_t> rank, graph;
-  std::string node, op_type, io, file, source;
-  std::optional<uint32_t> slot;
   uint64_t count = 0;
   std::optional<uint64_t> nan, inf;
   std::optional<double> min, max;
+};
+
+// One (watchpoint, tensor, iteration) verdict.
+struct Record {
+  CheckedTensor tensor;
+  uint64_t order = 0;
+  const Watchpoint* watchpoint = nullptr;
+  Verdict verdict;
 };
 
 class CheckListener {

@@ -35,8 +35,7 @@ constexpr ParamSpec kTooLarge[] = {P("abs_mean_gt", V::Abs), P("max_gt"), P("min
 constexpr ParamSpec kTooSmall[] = {P("abs_mean_lt", V::Abs), P("max_lt"), P("min_lt"),
                                    P("mean_lt")};
 constexpr ParamSpec kAllZero[] = {P("zero_percentage_ge", V::Percentage, 100.0)};
-constexpr ParamSpec kNotChanged[] = {P("rtol", V::Abs, 1e-5),
-                                     P("atol", V::None, 1e-8, false, true),
+constexpr ParamSpec kNotChanged[] = {P("rtol", V::Abs, 1e-5), P("atol", V::None, 1e-8, false, true),
                                      P("equal_nan", V::None, 0.0, false, true, true)};
 constexpr ParamSpec kChangeTooLarge[] = {P("abs_mean_update_ratio_gt", V::Abs, 0.1),
                                          P("epsilon", V::None, 1e-9, false, true)};
@@ -50,10 +49,10 @@ constexpr ParamSpec kRange[] = {P("range_start_inclusive", V::Normal, std::nullo
                                 P("max_min_gt", V::Abs)};
 
 constexpr std::string_view kBackendNames[kBackendCount] = {
-    "HAS_NAN",    "HAS_INF",    "IS_OVERFLOW",      "MAX_GT",           "MAX_LT",
-    "MIN_GT",     "MIN_LT",     "MAX_MIN_GT",       "MAX_MIN_LT",       "MEAN_GT",
-    "MEAN_LT",    "SD_GT",      "SD_LT",            "GENERAL_OVERFLOW", "INIT",
-    "TOO_LARGE",  "TOO_SMALL",  "ALL_ZERO",         "CHANGE_TOO_LARGE", "CHANGE_TOO_SMALL",
+    "HAS_NAN",     "HAS_INF",   "IS_OVERFLOW", "MAX_GT",           "MAX_LT",
+    "MIN_GT",      "MIN_LT",    "MAX_MIN_GT",  "MAX_MIN_LT",       "MEAN_GT",
+    "MEAN_LT",     "SD_GT",     "SD_LT",       "GENERAL_OVERFLOW", "INIT",
+    "TOO_LARGE",   "TOO_SMALL", "ALL_ZERO",    "CHANGE_TOO_LARGE", "CHANGE_TOO_SMALL",
     "NOT_CHANGED", "RANGE"};
 
 constexpr std::span<const ParamSpec> backend_params(Backend b) {
@@ -123,20 +122,9 @@ constexpr auto make_table(std::index_sequence<I...>) {
 
 constexpr auto kConditions = make_table(std::make_index_sequence<kBackendCount>{});
 
-bool iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-std::string_view backend_name(Backend backend) {
-  return kBackendNames[static_cast<int>(backend)];
-}
+std::string_view backend_name(Backend backend) { return kBackendNames[static_cast<int>(backend)]; }
 
 std::span<const Condition> all_conditions() { return kConditions; }
 
@@ -145,7 +133,9 @@ Expected<const Condition*> find_condition(std::string_view name) {
     if (*number < kBackendCount) return &kConditions[17 + *number];
   } else {
     for (const Condition& c : kConditions)
-      if (iequal(c.id, name) || (!c.abbr.empty() && iequal(c.abbr, name))) return &c;
+      if (equals_ignoring_case(c.id, name) ||
+          (!c.abbr.empty() && equals_ignoring_case(c.abbr, name)))
+        return &c;
   }
   return Error(fmt::format(
       "unknown condition '{}': expected a MindInsight id (tensor_too_large), an abbreviation (TL), "

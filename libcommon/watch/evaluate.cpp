@@ -111,7 +111,8 @@ std::pair<double, double> tolerance_of(const Watchpoint& wp) {
 }
 
 bool wants_range(const Watchpoint& wp) {
-  return wp.condition->backend == Backend::Range && (!wp.params[2].disabled || !wp.params[3].disabled);
+  return wp.condition->backend == Backend::Range &&
+         (!wp.params[2].disabled || !wp.params[3].disabled);
 }
 
 }  // namespace
@@ -167,8 +168,7 @@ void facts_from_stats(const TensorStats& s, TensorFacts& f) {
 Verdict evaluate(const Watchpoint& wp, const Needs& needs, const TensorFacts& facts) {
   const Backend b = wp.condition->backend;
   Verdict v;
-  for (const ParamValue& p : wp.params)
-  {
+  for (const ParamValue& p : wp.params) {
     ParamOutcome o;
     o.spec = p.spec;
     o.value = p.value;
@@ -267,10 +267,10 @@ Verdict evaluate(const Watchpoint& wp, const Needs& needs, const TensorFacts& fa
         break;
       case Stat::RangePct:
         if (facts.source == "tensor" && needs.range_index(wp) < facts.range_counts.size())
-          actual = facts.count ? 100.0 *
-                                     static_cast<double>(facts.range_counts[needs.range_index(wp)]) /
-                                     count
-                               : 0;
+          actual =
+              facts.count
+                  ? 100.0 * static_cast<double>(facts.range_counts[needs.range_index(wp)]) / count
+                  : 0;
         break;
       case Stat::Ratio:
         if (facts.change) {

@@ -32,10 +32,10 @@ std::vector<std::string_view> error_names(uint32_t code);
 
 // What a set of watchpoints needs computed for one tensor.
 struct Needs {
-  bool statistics = false;                          // the one-pass statistics
-  std::vector<std::pair<double, double>> ranges;    // RANGE bounds, deduplicated
+  bool statistics = false;                            // the one-pass statistics
+  std::vector<std::pair<double, double>> ranges;      // RANGE bounds, deduplicated
   std::vector<std::pair<double, double>> tolerances;  // NOT_CHANGED (rtol, atol), deduplicated
-  bool previous = false;                            // a change condition is among them
+  bool previous = false;                              // a change condition is among them
   void add(const Watchpoint& wp);
   size_t range_index(const Watchpoint& wp) const;
   size_t tolerance_index(const Watchpoint& wp) const;

@@ -26,9 +26,9 @@ json double_json(double v) {
   return v;
 }
 
-std::string io_slot(const Record& r) {
-  if (r.io.empty()) return r.slot ? fmt::format("{}", *r.slot) : "-";
-  return r.slot ? fmt::format("{}:{}", r.io, *r.slot) : r.io;
+std::string io_slot(const CheckedTensor& t) {
+  if (t.io.empty()) return t.slot ? fmt::format("{}", *t.slot) : "-";
+  return t.slot ? fmt::format("{}:{}", t.io, *t.slot) : t.io;
 }
 
 std::string condition_label(const Watchpoint& wp) { return std::string(wp.condition->id); }
@@ -67,19 +67,20 @@ std::string xml_escape(std::string_view text) {
 }
 
 std::string tensor_label(const Record& r) {
+  const CheckedTensor& t = r.tensor;
   std::string where;
-  if (r.rank) where += fmt::format("rank {} ", *r.rank);
-  if (r.graph) where += fmt::format("graph {} ", *r.graph);
-  return fmt::format("{}{} {}: {}", where, r.node, io_slot(r), record_detail(r));
+  if (t.rank) where += fmt::format("rank {} ", *t.rank);
+  if (t.graph) where += fmt::format("graph {} ", *t.graph);
+  return fmt::format("{}{} {}: {}", where, t.node, io_slot(t), record_detail(r));
 }
 
 }  // namespace
 
 const table::Schema& record_schema() {
   static const table::Schema schema(
-      {"iteration", "rank", "graph", "node", "op_type", "io", "slot", "file", "source",
-       "watchpoint", "condition", "condition_id", "hit", "error_code", "errors", "params", "reason",
-       "order", "io_slot", "detail"},
+      {"iteration", "rank",   "graph",      "node",      "op_type",      "io",    "slot",
+       "file",      "source", "watchpoint", "condition", "condition_id", "hit",   "error_code",
+       "errors",    "params", "reason",     "order",     "io_slot",      "detail"},
       {"iteration", "rank", "node", "io_slot", "condition", "detail"});
   return schema;
 }
@@ -88,7 +89,8 @@ std::string record_detail(const Record& r) {
   const Verdict& v = r.verdict;
   if (v.error_code != 0) {
     std::string names;
-    for (std::string_view n : error_names(v.error_code)) names += (names.empty() ? "" : ",") + std::string(n);
+    for (std::string_view n : error_names(v.error_code))
+      names += (names.empty() ? "" : ",") + std::string(n);
     return v.reason.empty() ? fmt::format("error {} ({})", v.error_code, names)
                             : fmt::format("error {} ({}): {}", v.error_code, names, v.reason);
   }
@@ -116,6 +118,7 @@ std::string record_detail(const Record& r) {
 
 table::Record to_row(const Record& r) {
   const Verdict& v = r.verdict;
+  const CheckedTensor& t = r.tensor;
   json errors = json::array();
   for (std::string_view n : error_names(v.error_code)) errors.push_back(n);
   json params = json::array();
@@ -139,15 +142,15 @@ table::Record to_row(const Record& r) {
   for (std::string_view n : error_names(v.error_code))
     errors_text += (errors_text.empty() ? "" : ",") + std::string(n);
   return {
-      r.iteration ? Cell{*r.iteration} : Cell{},
-      optional_u32(r.rank),
-      optional_u32(r.graph),
-      r.node,
-      r.op_type.empty() ? Cell{} : Cell{r.op_type},
-      r.io.empty() ? Cell{} : Cell{r.io},
-      optional_u32(r.slot),
-      r.file,
-      r.source,
+      t.iteration ? Cell{*t.iteration} : Cell{},
+      optional_u32(t.rank),
+      optional_u32(t.graph),
+      t.node,
+      t.op_type.empty() ? Cell{} : Cell{t.op_type},
+      t.io.empty() ? Cell{} : Cell{t.io},
+      optional_u32(t.slot),
+      t.file,
+      t.source,
       uint64_t{r.watchpoint->id},
       condition_label(*r.watchpoint),
       uint64_t{static_cast<uint64_t>(r.watchpoint->condition->backend)},
@@ -157,7 +160,7 @@ table::Record to_row(const Record& r) {
       table::Composite{params_text, params},
       v.reason.empty() ? Cell{} : Cell{v.reason},
       r.order,
-      io_slot(r),
+      io_slot(t),
       record_detail(r),
   };
 }
@@ -175,12 +178,12 @@ bool Tally::record(const Record& r) {
   if (r.verdict.error_code != 0) ++errors_;
   if (sink_) sink_->row(to_row(r));
   if (keep_junit_) {
-    Case& c = cases_[{r.watchpoint->id, r.iteration.value_or(kUnknownIteration)}];
+    Case& c = cases_[{r.watchpoint->id, r.tensor.iteration.value_or(kUnknownIteration)}];
     if (r.verdict.hit) c.failures.push_back(tensor_label(r));
     if (r.verdict.error_code != 0) c.errors.push_back(tensor_label(r));
   }
   if (keep_summary_) {
-    IterationCounts& counts = iterations_[r.iteration.value_or(kUnknownIteration)];
+    IterationCounts& counts = iterations_[r.tensor.iteration.value_or(kUnknownIteration)];
     if (r.verdict.hit) ++counts.hits[condition_label(*r.watchpoint)];
     if (r.verdict.error_code != 0) ++counts.errors[condition_label(*r.watchpoint)];
   }
@@ -194,7 +197,8 @@ bool Tally::record(const Record& r) {
 void Tally::tensor(const CheckedTensor& t) {
   if (!keep_summary_) return;
   ++iterations_[t.iteration.value_or(kUnknownIteration)].tensors;
-  bool beyond = (t.min && std::fabs(*t.min) > fp16_limit_) || (t.max && std::fabs(*t.max) > fp16_limit_);
+  bool beyond =
+      (t.min && std::fabs(*t.min) > fp16_limit_) || (t.max && std::fabs(*t.max) > fp16_limit_);
   if (beyond) out_of_range_.push_back(t);
 }
 
@@ -211,8 +215,9 @@ void Tally::write_junit(std::ostream& out) const {
     errors += !c.errors.empty() && c.failures.empty();
   }
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << fmt::format("<testsuites name=\"watch-check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-                     tests, failures, errors);
+  out << fmt::format(
+      "<testsuites name=\"watch-check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", tests,
+      failures, errors);
   auto it = cases_.begin();
   while (it != cases_.end()) {
     uint32_t id = it->first.first;
@@ -228,25 +233,31 @@ void Tally::write_junit(std::ostream& out) const {
       f += !end->second.failures.empty();
       e += !end->second.errors.empty() && end->second.failures.empty();
     }
-    out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" time=\"0\">\n",
-                       xml_escape(suite), t, f, e);
+    out << fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
+        "time=\"0\">\n",
+        xml_escape(suite), t, f, e);
     for (; it != end; ++it) {
       const Case& c = it->second;
       uint64_t iteration = it->first.second;
       out << fmt::format(
-          "    <testcase classname=\"watch-check.watchpoint{}\" name=\"iteration {}\" time=\"0\">\n", id,
-          iteration == kUnknownIteration ? std::string("unknown") : std::to_string(iteration));
+          "    <testcase classname=\"watch-check.watchpoint{}\" name=\"iteration {}\" "
+          "time=\"0\">\n",
+          id, iteration == kUnknownIteration ? std::string("unknown") : std::to_string(iteration));
       auto body = [&](const std::vector<std::string>& lines) {
         std::string text;
         for (const std::string& l : lines) text += xml_escape(l) + "\n";
         return text;
       };
       if (!c.failures.empty())
-        out << fmt::format("      <failure type=\"hit\" message=\"{} of {} tensors hit\">{}</failure>\n",
-                           c.failures.size(), c.tensors, body(c.failures));
+        out << fmt::format(
+            "      <failure type=\"hit\" message=\"{} of {} tensors hit\">{}</failure>\n",
+            c.failures.size(), c.tensors, body(c.failures));
       else if (!c.errors.empty())
-        out << fmt::format("      <error type=\"check failed\" message=\"{} of {} tensors could not be checked\">{}</error>\n",
-                           c.errors.size(), c.tensors, body(c.errors));
+        out << fmt::format(
+            "      <error type=\"check failed\" message=\"{} of {} tensors could not be "
+            "checked\">{}</error>\n",
+            c.errors.size(), c.tensors, body(c.errors));
       if (!c.failures.empty() && !c.errors.empty())
         out << fmt::format("      <system-out>{}</system-out>\n", body(c.errors));
       out << "    </testcase>\n";
@@ -301,17 +312,15 @@ void Tally::write_summary(std::ostream& out, bool as_json) const {
   };
   for (const auto& [iteration, c] : iterations_)
     rows.push_back({iteration == kUnknownIteration ? "-" : std::to_string(iteration),
-                    std::to_string(c.tensors), per_condition(c.hits),
-                    per_condition(c.errors)});
+                    std::to_string(c.tensors), per_condition(c.hits), per_condition(c.errors)});
   out << table::align_columns(rows);
   out << fmt::format("\n{} tensor(s) with |min| or |max| above {}\n", out_of_range_.size(),
                      table::format_double(fp16_limit_));
   if (!out_of_range_.empty()) {
     std::vector<std::vector<std::string>> lines{{"iteration", "rank", "node", "io", "min", "max"}};
     for (const CheckedTensor& t : out_of_range_)
-      lines.push_back({t.iteration ? std::to_string(*t.iteration) : "-", t.rank ? std::to_string(*t.rank) : "-",
-                       printable_path(t.node),
-                       t.io.empty() ? "-" : (t.slot ? fmt::format("{}:{}", t.io, *t.slot) : t.io),
+      lines.push_back({t.iteration ? std::to_string(*t.iteration) : "-",
+                       t.rank ? std::to_string(*t.rank) : "-", printable_path(t.node), io_slot(t),
                        t.min ? table::format_double(*t.min) : "-",
                        t.max ? table::format_double(*t.max) : "-"});
     out << table::align_columns(lines);

@@ -59,10 +59,9 @@ Expected<std::vector<uint32_t>> id_list(const json& value, const std::string& wh
   for (size_t i = 0; i < value.size(); ++i) {
     const json& item = value[i];
     if (!item.is_number_unsigned() || item.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
-      return Error(
-          fmt::format("{}[{}]: expected an integer from 0 to 4294967295, found {}", where, i,
-                      quote_for_message(item.dump(-1, ' ', false,
-                                                  json::error_handler_t::replace))));
+      return Error(fmt::format(
+          "{}[{}]: expected an integer from 0 to 4294967295, found {}", where, i,
+          quote_for_message(item.dump(-1, ' ', false, json::error_handler_t::replace))));
     out.push_back(item.get<uint32_t>());
   }
   return out;
@@ -75,9 +74,9 @@ std::string shown(const json& value) {
 Expected<Watchpoint> parse_one(const json& item, size_t index) {
   const std::string where = fmt::format("watchpoints[{}]", index);
   if (!item.is_object()) return Error(fmt::format("{}: expected an object", where));
-  static const std::set<std::string> kKeys = {"id",      "name",  "condition", "params",
-                                              "nodes",   "node_regex", "op_types", "io",
-                                              "slots",   "ranks", "graphs"};
+  static const std::set<std::string> kKeys = {"id",    "name",       "condition", "params",
+                                              "nodes", "node_regex", "op_types",  "io",
+                                              "slots", "ranks",      "graphs"};
   for (const auto& [key, value] : item.items())
     if (!kKeys.contains(key))
       return Error(fmt::format(
@@ -106,8 +105,8 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
   else if (cond->is_number_unsigned())
     cond_text = std::to_string(cond->get<uint64_t>());
   else
-    return Error(fmt::format("{}.condition: expected a name or a number, found {}", where,
-                             shown(*cond)));
+    return Error(
+        fmt::format("{}.condition: expected a name or a number, found {}", where, shown(*cond)));
   auto condition = find_condition(cond_text);
   if (!condition) return std::move(condition.error()).with_context(where + ".condition");
   wp.condition = *condition;
@@ -140,8 +139,7 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
     }
   }
   if (auto it = item.find("node_regex"); it != item.end()) {
-    if (!it->is_string())
-      return Error(fmt::format("{}.node_regex: expected a string", where));
+    if (!it->is_string()) return Error(fmt::format("{}.node_regex: expected a string", where));
     if (!wp.nodes.empty())
       return Error(fmt::format("{}: give either 'nodes' or 'node_regex', not both", where));
     wp.node_regex_text = it->get<std::string>();
@@ -152,7 +150,8 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
     }
   }
   if (auto it = item.find("op_types"); it != item.end()) {
-    if (!it->is_array()) return Error(fmt::format("{}.op_types: expected an array of names", where));
+    if (!it->is_array())
+      return Error(fmt::format("{}.op_types: expected an array of names", where));
     for (size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_string())
         return Error(fmt::format("{}.op_types[{}]: expected an op type", where, i));
@@ -168,8 +167,8 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
     else if (io == "any")
       wp.io = IoFilter::Any;
     else
-      return Error(
-          fmt::format("{}.io: expected \"input\", \"output\" or \"any\", found {}", where, shown(*it)));
+      return Error(fmt::format("{}.io: expected \"input\", \"output\" or \"any\", found {}", where,
+                               shown(*it)));
   }
   for (auto [key, list] : {std::pair{"slots", &wp.slots}, std::pair{"ranks", &wp.ranks},
                            std::pair{"graphs", &wp.graphs}}) {
@@ -180,28 +179,9 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
   return wp;
 }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool contains_nocase(std::string_view text, std::string_view part) {
-  if (part.size() > text.size()) return false;
-  for (size_t i = 0; i + part.size() <= text.size(); ++i) {
-    size_t k = 0;
-    while (k < part.size() && lower(text[i + k]) == lower(part[k])) ++k;
-    if (k == part.size()) return true;
-  }
-  return false;
-}
-
 std::string_view last_part(std::string_view name) {
   auto slash = name.rfind('/');
   return slash == std::string_view::npos ? name : name.substr(slash + 1);
-}
-
-std::string underscored(std::string_view name) {
-  std::string out(name);
-  for (char& c : out)
-    if (c == '/' || c == '\\' || c == '.' || c == ' ') c = '_';
-  return out;
 }
 
 }  // namespace
@@ -225,13 +205,11 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
     const std::string path = at(where, name);
     const ParamSpec* spec = find_param(c, name);
     if (!spec) {
-      if (c.params.empty())
-        return Error(fmt::format("{}: {} takes no parameter", path, c.id));
+      if (c.params.empty()) return Error(fmt::format("{}: {} takes no parameter", path, c.id));
       return Error(fmt::format("{}: {} takes no parameter '{}'; it takes {}", path, c.id,
                                quote_for_message(name), param_names(c)));
     }
-    if (!seen.insert(name).second)
-      return Error(fmt::format("{}: given more than once", path));
+    if (!seen.insert(name).second) return Error(fmt::format("{}: given more than once", path));
     ParamValue& slot = out[static_cast<size_t>(spec - c.params.data())];
     if (std::holds_alternative<std::monostate>(value)) continue;  // disabled
     if (spec->boolean) {
@@ -278,10 +256,10 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
           "range_end_inclusive",
           where));
     if (!percentage && (!start.disabled || !end.disabled))
-      return Error(fmt::format(
-          "{}: range_start_inclusive and range_end_inclusive are used only with "
-          "range_percentage_lt or range_percentage_gt",
-          where));
+      return Error(
+          fmt::format("{}: range_start_inclusive and range_end_inclusive are used only with "
+                      "range_percentage_lt or range_percentage_gt",
+                      where));
     if (!start.disabled && !end.disabled && start.value > end.value)
       return Error(fmt::format("{}: range_start_inclusive {} is above range_end_inclusive {}",
                                where, spell(start.value), spell(end.value)));
@@ -308,8 +286,8 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
     // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
     if (auto colon = what.find(": ", what.find("parse error")); colon != std::string::npos)
       what = what.substr(colon + 2);
-    return Error::at_line(line, fmt::format("column {}: not valid JSON: {}", column,
-                                            escape_invalid_utf8(what)));
+    return Error::at_line(
+        line, fmt::format("column {}: not valid JSON: {}", column, escape_invalid_utf8(what)));
   }
   if (!doc.is_object() || !doc.contains("watchpoints"))
     return Error("expected an object {\"watchpoints\": [...]}");
@@ -325,7 +303,8 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
   for (size_t i = 0; i < list.size(); ++i) {
     MSDT_TRY(Watchpoint wp, parse_one(list[i], i));
     if (!ids.insert(wp.id).second)
-      return Error(fmt::format("watchpoints[{}].id: {} is used by an earlier watchpoint", i, wp.id));
+      return Error(
+          fmt::format("watchpoints[{}].id: {} is used by an earlier watchpoint", i, wp.id));
     out.push_back(std::move(wp));
   }
   return out;
@@ -347,11 +326,18 @@ Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_vi
   return std::pair{name, GivenValue{number}};
 }
 
+std::string scope_with_underscores(std::string_view name) {
+  std::string out(name);
+  for (char& c : out)
+    if (c == '/' || c == '\\' || c == '.' || c == ' ') c = '_';
+  return out;
+}
+
 bool node_matches(std::string_view watched, std::string_view node) {
   if (watched == node || last_part(watched) == node || last_part(node) == watched) return true;
-  std::string flat = underscored(watched);
+  std::string flat = scope_with_underscores(watched);
   if (flat == node) return true;
-  std::string tail = "_" + underscored(last_part(watched));
+  std::string tail = "_" + scope_with_underscores(last_part(watched));
   return node.size() > tail.size() && node.ends_with(tail);
 }
 
@@ -403,8 +389,9 @@ bool watches_location(const Watchpoint& wp, std::optional<uint32_t> rank,
   return in(wp.ranks, rank) && in(wp.graphs, graph);
 }
 
-bool is_gradient_node(std::string_view node) { return contains_nocase(node, "gradients/") ||
-                                                      contains_nocase(node, "gradients_"); }
+bool is_gradient_node(std::string_view node) {
+  return contains_ignoring_case(node, "gradients/") || contains_ignoring_case(node, "gradients_");
+}
 
 bool is_weight_node(std::string_view node, std::string_view op_type) {
   // Parameters: op type Parameter, or a 1.x name without an "-op<N>" kernel suffix (fc3.bias).
@@ -455,7 +442,9 @@ std::vector<Watchpoint> recommended_watchpoints() {
        {"range_percentage_lt", 0.1}},
       NC::Any, {"Sigmoid"});
   add("recommend_relu_activation_range_watchpoint", "activation_range",
-      {{"range_start_inclusive", -1.0}, {"range_end_inclusive", 0.0}, {"range_percentage_gt", 99.9}},
+      {{"range_start_inclusive", -1.0},
+       {"range_end_inclusive", 0.0},
+       {"range_percentage_gt", 99.9}},
       NC::Any, {"ReLU", "ReLUV2"});
   return out;
 }

@@ -75,6 +75,9 @@ Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_vi
 // or, for dump names that write the scope with '_' (2.3+ and DumpData file names), the watched
 // name with '/', '\\', '.' and ' ' written as '_' equals the tensor's name or ends it after a '_'.
 bool node_matches(std::string_view watched, std::string_view tensor_node);
+// A full name as 2.3+ dump file names and execution-order files write it: '/', '\\', '.' and ' '
+// replaced by '_'.
+std::string scope_with_underscores(std::string_view name);
 
 // Does the watchpoint watch this tensor? (node, io and slot; rank and graph separately.)
 bool watches(const Watchpoint& wp, std::string_view node, std::string_view op_type,

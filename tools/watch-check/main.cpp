@@ -46,8 +46,7 @@ void list_conditions(std::ostream& out) {
 
 int main(int argc, char** argv) {
   msdt::use_line_stdout();
-  CLI::App app{"check MindSpore debugger watchpoints offline over dump directories",
-               "watch-check"};
+  CLI::App app{"check MindSpore debugger watchpoints offline over dump directories", "watch-check"};
   app.set_version_flag("--version", "watch-check (msdt) " MSDT_VERSION);
 
   std::vector<std::string> roots, params, nodes;
@@ -60,12 +59,14 @@ int main(int argc, char** argv) {
   std::optional<long long> jobs;
 
   app.add_option("dumps", roots, "dump directories or files; - reads one file from standard input");
-  auto* watch_opt = app.add_option("-w,--watch", watch_file, "watch file (JSON); - for standard input");
-  auto* condition_opt =
-      app.add_option("--condition", condition, "one condition: id, abbreviation, backend name or number");
+  auto* watch_opt =
+      app.add_option("-w,--watch", watch_file, "watch file (JSON); - for standard input");
+  auto* condition_opt = app.add_option("--condition", condition,
+                                       "one condition: id, abbreviation, backend name or number");
   auto* param_opt = app.add_option("--param", params, "NAME=VALUE for --condition (repeatable)");
   auto* node_opt = app.add_option("--node", nodes, "watch this node (repeatable); default all");
-  auto* regex_opt = app.add_option("--node-regex", node_regex, "watch nodes matching this ECMAScript regex");
+  auto* regex_opt =
+      app.add_option("--node-regex", node_regex, "watch nodes matching this ECMAScript regex");
   auto* io_opt = app.add_option("--io", io, "watch inputs, outputs or any (default any)")
                      ->check(CLI::IsMember({"input", "output", "any"}));
   auto* recommended_flag =
@@ -122,7 +123,8 @@ int main(int argc, char** argv) {
   }
 
   if (!watch_file.empty()) {
-    auto mapped = watch_file == "-" ? msdt::MappedFile::read_stdin() : msdt::MappedFile::open(watch_file);
+    auto mapped =
+        watch_file == "-" ? msdt::MappedFile::read_stdin() : msdt::MappedFile::open(watch_file);
     if (!mapped) {
       diagnostics.error(watch_file, mapped.error());
       return msdt::kExitUsage;
@@ -165,7 +167,8 @@ int main(int argc, char** argv) {
         wp.node_regex.emplace(node_regex, std::regex::ECMAScript | std::regex::optimize);
         wp.node_regex_text = node_regex;
       } catch (const std::regex_error& e) {
-        diagnostics.error(msdt::Error(fmt::format("--node-regex: not an ECMAScript regex: {}", e.what())));
+        diagnostics.error(
+            msdt::Error(fmt::format("--node-regex: not an ECMAScript regex: {}", e.what())));
         return msdt::kExitUsage;
       }
     }
@@ -180,8 +183,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<msdt::table::Sink> sink;
   if (!summary)
-    sink = msdt::table::make_sink(msdt::table::choose_format(csv, json), msdt::watch::record_schema(),
-                                  !no_header, std::cout);
+    sink = msdt::table::make_sink(msdt::table::choose_format(csv, json),
+                                  msdt::watch::record_schema(), !no_header, std::cout);
   msdt::watch::Tally tally(sink.get(), max_hits, !junit.empty(), summary, fp16_limit);
   msdt::watch::run_check(options, tally, diagnostics);
   if (sink) sink->finish();
@@ -201,7 +204,8 @@ int main(int argc, char** argv) {
   int status = msdt::finish_stdout(diagnostics);
   if (status == msdt::kExitOutput) return msdt::kExitOutput;
   if (diagnostics.error_count() > 0) return kExitInput;
-  bool fail = (fail_on == "hit" && tally.hits() > 0) || (fail_on == "error" && tally.errors() > 0) ||
+  bool fail = (fail_on == "hit" && tally.hits() > 0) ||
+              (fail_on == "error" && tally.errors() > 0) ||
               (fail_on == "any" && tally.hits() + tally.errors() > 0);
   return fail ? kExitFail : msdt::kExitOk;
 }
