@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "tensor/element_convert.h"
 
@@ -141,6 +142,33 @@ Status elements_to_double(const TensorView& t, uint64_t first, uint64_t n, doubl
 Expected<std::vector<uint64_t>> count_in_ranges(const TensorView& tensor,
                                                 std::span<const std::pair<double, double>> ranges) {
   std::vector<uint64_t> counts(ranges.size(), 0);
+  if (tensor.dtype == DType::Float32) {
+    // Compared in float lanes: double(x) >= low exactly when x >= the least float >= low (and
+    // likewise for high), so the count is the one the double comparison gives.
+    MSDT_TRY(uint64_t count, element_count(tensor.shape));
+    if (count * 4 > tensor.data.size())
+      return Error("the tensor holds fewer elements than its shape");
+    for (size_t r = 0; r < ranges.size(); ++r) {
+      auto [low, high] = ranges[r];
+      if (std::isnan(low) || std::isnan(high)) continue;
+      float lo = static_cast<float>(low), hi = static_cast<float>(high);
+      if (static_cast<double>(lo) < low)
+        lo = std::nextafter(lo, std::numeric_limits<float>::infinity());
+      if (static_cast<double>(hi) > high)
+        hi = std::nextafter(hi, -std::numeric_limits<float>::infinity());
+      uint64_t c = 0;
+      for (uint64_t first = 0; first < count; first += kChunk) {
+        float v[kChunk];
+        uint64_t n = std::min(kChunk, count - first);
+        std::memcpy(v, tensor.data.data() + first * 4, n * 4);
+        uint32_t k = 0;
+        for (uint64_t i = 0; i < n; ++i) k += (v[i] >= lo) & (v[i] <= hi);
+        c += k;
+      }
+      counts[r] = c;
+    }
+    return counts;
+  }
   MSDT_CHECK(for_each_chunk(tensor, [&](const double* v, uint64_t n) {
     for (size_t r = 0; r < ranges.size(); ++r) {
       const double low = ranges[r].first, high = ranges[r].second;
