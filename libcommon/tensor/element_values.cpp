@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "tensor/element_convert.h"
+#include "tensor/stats.h"
 
 namespace msdt {
 namespace {
@@ -22,15 +23,27 @@ void widen(const std::byte* p, uint64_t n, double* out) {
   }
 }
 
-// Sums in double with Neumaier's compensation, so a mean over many elements keeps its digits.
-struct CompensatedSum {
-  double sum = 0, carry = 0;
-  void add(double x) {
-    double t = sum + x;
-    carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
+// Sums in double with compensation (Knuth's branch-free TwoSum per lane, 8 lanes so that the
+// compiler vectorises it), so a mean over many elements keeps its digits.
+struct LaneSums {
+  static constexpr int kLanes = 8;
+  double sum[kLanes] = {}, carry[kLanes] = {};
+  void add(const double* x, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int l = 0; l < kLanes; ++l) two_sum(l, x[i + static_cast<uint64_t>(l)]);
+    for (; i < n; ++i) two_sum(0, x[i]);
   }
-  double value() const { return sum + carry; }
+  void two_sum(int l, double x) {
+    double t = sum[l] + x, z = t - sum[l];
+    carry[l] += (sum[l] - (t - z)) + (x - z);
+    sum[l] = t;
+  }
+  double value() const {
+    long double total = 0;
+    for (int l = 0; l < kLanes; ++l) total += static_cast<long double>(sum[l]) + carry[l];
+    return static_cast<double>(total);
+  }
 };
 
 // Calls fn(values, count) over the tensor in chunks of doubles.
@@ -105,13 +118,15 @@ Status elements_to_double(const TensorView& t, uint64_t first, uint64_t n, doubl
       widen<double>(p, n, out);
       return std::nullopt;
     case DType::Float16:
-    case DType::BFloat16:
-      for (uint64_t i = 0; i < n; ++i) {
-        uint16_t bits16;
-        std::memcpy(&bits16, p + 2 * i, 2);
-        out[i] = t.dtype == DType::Float16 ? half_to_float(bits16) : bfloat16_to_float(bits16);
+    case DType::BFloat16: {
+      float floats[kChunk];
+      for (uint64_t done = 0; done < n; done += kChunk) {
+        uint64_t m = std::min(kChunk, n - done);
+        sixteen_bit_floats_to_float32(t.dtype, p + 2 * done, m, floats);
+        for (uint64_t i = 0; i < m; ++i) out[done + i] = floats[i];
       }
       return std::nullopt;
+    }
     case DType::Int4:
     case DType::Int2:
     case DType::UInt2:
@@ -142,30 +157,39 @@ Status elements_to_double(const TensorView& t, uint64_t first, uint64_t n, doubl
 Expected<std::vector<uint64_t>> count_in_ranges(const TensorView& tensor,
                                                 std::span<const std::pair<double, double>> ranges) {
   std::vector<uint64_t> counts(ranges.size(), 0);
-  if (tensor.dtype == DType::Float32) {
+  const bool float_lanes = tensor.dtype == DType::Float32 || tensor.dtype == DType::Float16 ||
+                           tensor.dtype == DType::BFloat16;
+  if (float_lanes) {
     // Compared in float lanes: double(x) >= low exactly when x >= the least float >= low (and
-    // likewise for high), so the count is the one the double comparison gives.
+    // likewise for high), so the counts are those of the double comparison.
     MSDT_TRY(uint64_t count, element_count(tensor.shape));
-    if (count * 4 > tensor.data.size())
-      return Error("the tensor holds fewer elements than its shape");
-    for (size_t r = 0; r < ranges.size(); ++r) {
-      auto [low, high] = ranges[r];
-      if (std::isnan(low) || std::isnan(high)) continue;
+    const uint64_t size = dtype_bits(tensor.dtype) / 8;
+    if (count > tensor.data.size() / size)
+      return Error("the tensor holds fewer elements than its shape says");
+    std::vector<std::pair<float, float>> bounds;
+    for (auto [low, high] : ranges) {
       float lo = static_cast<float>(low), hi = static_cast<float>(high);
       if (static_cast<double>(lo) < low)
         lo = std::nextafter(lo, std::numeric_limits<float>::infinity());
       if (static_cast<double>(hi) > high)
         hi = std::nextafter(hi, -std::numeric_limits<float>::infinity());
-      uint64_t c = 0;
-      for (uint64_t first = 0; first < count; first += kChunk) {
-        float v[kChunk];
-        uint64_t n = std::min(kChunk, count - first);
-        std::memcpy(v, tensor.data.data() + first * 4, n * 4);
+      if (std::isnan(low) || std::isnan(high)) lo = 1, hi = 0;  // an empty range
+      bounds.emplace_back(lo, hi);
+    }
+    float v[kChunk];
+    for (uint64_t first = 0; first < count; first += kChunk) {
+      uint64_t n = std::min(kChunk, count - first);
+      const std::byte* p = tensor.data.data() + first * size;
+      if (tensor.dtype == DType::Float32)
+        std::memcpy(v, p, n * 4);
+      else
+        sixteen_bit_floats_to_float32(tensor.dtype, p, n, v);
+      for (size_t r = 0; r < bounds.size(); ++r) {
+        const float lo = bounds[r].first, hi = bounds[r].second;
         uint32_t k = 0;
         for (uint64_t i = 0; i < n; ++i) k += (v[i] >= lo) & (v[i] <= hi);
-        c += k;
+        counts[r] += k;
       }
-      counts[r] = c;
     }
     return counts;
   }
@@ -189,20 +213,28 @@ Expected<ChangeStats> change_stats(const TensorView& current, const TensorView& 
         fmt::format("the previous tensor has {} elements, this one {}", previous_count, count));
   ChangeStats out;
   out.all_close.assign(tolerances.size(), true);
-  CompensatedSum diff, prev_abs;
+  LaneSums diff, prev_abs;
   std::vector<double> cur(std::min(count, kChunk)), prev(std::min(count, kChunk));
+  std::vector<uint64_t> far(tolerances.size(), 0);
   for (uint64_t first = 0; first < count; first += kChunk) {
     uint64_t n = std::min(kChunk, count - first);
     MSDT_CHECK(elements_to_double(current, first, n, cur.data()));
     MSDT_CHECK(elements_to_double(previous, first, n, prev.data()));
+    // cur becomes |cur - prev| and prev |prev|, in place.
     for (uint64_t i = 0; i < n; ++i) {
-      double d = std::fabs(cur[i] - prev[i]), a = std::fabs(prev[i]);
-      diff.add(d);
-      prev_abs.add(a);
-      for (size_t k = 0; k < tolerances.size(); ++k)
-        if (!(d <= tolerances[k].second + tolerances[k].first * a)) out.all_close[k] = false;
+      cur[i] = std::fabs(cur[i] - prev[i]);
+      prev[i] = std::fabs(prev[i]);
+    }
+    diff.add(cur.data(), n);
+    prev_abs.add(prev.data(), n);
+    for (size_t k = 0; k < tolerances.size(); ++k) {
+      const double rtol = tolerances[k].first, atol = tolerances[k].second;
+      uint64_t bad = 0;
+      for (uint64_t i = 0; i < n; ++i) bad += !(cur[i] <= atol + rtol * prev[i]);
+      far[k] += bad;
     }
   }
+  for (size_t k = 0; k < tolerances.size(); ++k) out.all_close[k] = far[k] == 0;
   if (count > 0) {
     out.mean_abs_diff = diff.value() / static_cast<double>(count);
     out.mean_abs_prev = prev_abs.value() / static_cast<double>(count);

@@ -184,6 +184,11 @@ const std::vector<StatsPath>& supported_stats_paths() {
 
 StatsPath best_stats_path() { return supported_stats_paths().back(); }
 
+void sixteen_bit_floats_to_float32(DType dtype, const std::byte* data, size_t n, float* out) {
+  static const KernelTable& table = table_of(best_stats_path());
+  (dtype == DType::BFloat16 ? table.bfloat16 : table.half)(data, n, out);
+}
+
 StatsAccumulator::StatsAccumulator(StatsPath path)
     : path_(path),
       min_(std::numeric_limits<double>::infinity()),

@@ -48,6 +48,11 @@ std::string_view stats_path_name(StatsPath path);  // "scalar", "sse2", "avx2", 
 const std::vector<StatsPath>& supported_stats_paths();
 StatsPath best_stats_path();
 
+// The kernel's 16-bit float converters (F16C or AVX-512 where present, else scalar): `n` float16
+// or bfloat16 elements at `data` to float32. For other passes over such tensors
+// (tensor/element_values.h).
+void sixteen_bit_floats_to_float32(DType dtype, const std::byte* data, size_t n, float* out);
+
 // Statistics over parts of one tensor, to be merged in order: the chunk API behind the parallel
 // compute_stats, for callers that schedule the chunks themselves.
 class StatsAccumulator {
