@@ -145,7 +145,7 @@ table::Record to_row(const Record& r) {
       t.iteration ? Cell{*t.iteration} : Cell{},
       optional_u32(t.rank),
       optional_u32(t.graph),
-      t.node,
+      t.node.empty() ? Cell{} : Cell{t.node},
       t.op_type.empty() ? Cell{} : Cell{t.op_type},
       t.io.empty() ? Cell{} : Cell{t.io},
       optional_u32(t.slot),
