@@ -18,7 +18,8 @@
 
 namespace msdt::fixture {
 
-using json = nlohmann::json;
+// Ordered, so that a "json" entry is written with its keys as the description gives them.
+using json = nlohmann::ordered_json;
 
 struct DescriptionError : std::runtime_error {
   using std::runtime_error::runtime_error;

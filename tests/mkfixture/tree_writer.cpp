@@ -97,7 +97,7 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw", "ascend",  "overflow", "text",   "lines",
+    "npy", "raw", "ascend",  "overflow", "text",   "lines",      "json",
     "hex", "dir", "symlink", "fifo",     "socket", "count_lines"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
@@ -119,8 +119,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   bool empty = entry.has("empty") && entry.at("empty").boolean();
   if (content_key == nullptr && !empty)
     entry.fail(
-        "missing a content key (npy, raw, ascend, overflow, text, lines, hex, dir, symlink, fifo, "
-        "socket, count_lines, empty)");
+        "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
+        "fifo, socket, count_lines, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -156,6 +156,13 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
         auto b = text_bytes(line.string() + "\n");
         bytes.insert(bytes.end(), b.begin(), b.end());
       }
+    } else if (key == "json") {
+      // The value as written (keys in description order), indented by 2, with a final newline:
+      // watch files and other JSON side files stated in the same description as the dump.
+      const Node value = entry.at("json");
+      if (!value.is_object() && !value.is_array())
+        value.fail("expected an object or an array, found " + brief(value.value()));
+      bytes = text_bytes(value.value().dump(2) + "\n");
     } else if (key == "hex") {
       bytes = parse_hex(entry.at("hex"));
     } else if (key == "count_lines") {
@@ -211,9 +218,9 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 }
 
 const std::initializer_list<std::string_view> kEntryKeys = {
-    "path",  "npy",   "raw",   "ascend",  "overflow",    "text",
-    "lines", "hex",   "dir",   "symlink", "truncate_at", "append_hex",
-    "mode",  "mtime", "empty", "fifo",    "socket",      "count_lines"};
+    "path",  "npy",   "raw",  "ascend",  "overflow",    "text",       "lines",
+    "json",  "hex",   "dir",  "symlink", "truncate_at", "append_hex", "mode",
+    "mtime", "empty", "fifo", "socket",  "count_lines"};
 
 }  // namespace
 
