@@ -82,7 +82,8 @@ struct RankInfo {
 };
 
 struct TensorDir {
-  const DumpDirectory* dir;
+  const DumpDirectory* dir = nullptr;
+  bool selected = true;    // by --iteration, --rank, --graph
   std::string rank_key;    // the rank directory: where execution_order/ and debug_files/ live
   std::string series_key;  // the directory holding the iteration directories
   // tensor key (node, io, slot) -> file; node -> container files
@@ -185,6 +186,10 @@ class Checker {
           for (uint64_t i = 0; i < list->size(); ++i) {
             order.index.emplace((*list)[i], i);
             order.index.emplace(scope_with_underscores((*list)[i]), i);
+            // 1.3-2.2 file names carry the name without its scope.
+            std::string_view full = (*list)[i];
+            if (auto slash = full.rfind('/'); slash != std::string_view::npos)
+              order.index.emplace(std::string(full.substr(slash + 1)), i);
           }
         }
       }
@@ -200,11 +205,12 @@ class Checker {
         continue;
       }
       const dump::DumpLocation& w = d.where;
-      if (options_.iterations && (!w.iteration || !options_.iterations->contains(*w.iteration)))
-        continue;
-      if (options_.ranks && (!w.rank || !options_.ranks->contains(*w.rank))) continue;
-      if (options_.graphs && (!w.graph || !options_.graphs->contains(*w.graph))) continue;
       TensorDir t;
+      // Directories outside the selection are still indexed: they may hold previous values.
+      t.selected = !(options_.iterations &&
+                     (!w.iteration || !options_.iterations->contains(*w.iteration))) &&
+                   !(options_.ranks && (!w.rank || !options_.ranks->contains(*w.rank))) &&
+                   !(options_.graphs && (!w.graph || !options_.graphs->contains(*w.graph)));
       t.dir = &d;
       t.rank_key = rank_key_of(d);
       t.series_key = d.path.parent_path().string();
@@ -216,7 +222,8 @@ class Checker {
         series_[tensor_dirs_[i].series_key][*tensor_dirs_[i].dir->where.iteration] = i;
     }
     // Iteration directories that only serve as previous values are indexed but not checked.
-    for (size_t i = 0; i < tensor_dirs_.size(); ++i) order_.push_back(i);
+    for (size_t i = 0; i < tensor_dirs_.size(); ++i)
+      if (tensor_dirs_[i].selected) order_.push_back(i);
     std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
       const dump::DumpLocation &x = tensor_dirs_[a].dir->where, &y = tensor_dirs_[b].dir->where;
       auto key = [](const dump::DumpLocation& l) {
@@ -495,6 +502,9 @@ class Checker {
       if (!holds_tensors(f.name.kind) || f.name.kind == FileKind::Overflow ||
           f.name.kind == FileKind::OverflowJson)
         continue;
+      // Outside a dump layout (no iteration: a folder of watch files, say), only files a dump
+      // grammar names are read, and standard input.
+      if (!d.where.iteration && f.name.kind == FileKind::Unknown && !f.standard_input) continue;
       std::string node = file_node(f);
       if (f.name.kind != FileKind::Unknown) {
         // Only the newest file of a tensor counts (§3.2).
@@ -541,7 +551,9 @@ class Checker {
           [&](const DumpTensor& tensor) {
             if (seen.contains(tensor_key(tensor.op_name, tensor.io, tensor.slot))) return;
             if (auto r = check_tensor(t, wps, overflow, previous, *f, tensor, 1, problems)) {
-              for (Record& rec : r->records) rec.order = order_of(t, rec.tensor.node, position[f]);
+              // Each row its own place, after every file of the directory, in the CSV's order.
+              uint64_t place = d.files.size() + (tensor.statistics ? tensor.statistics->line : 0);
+              for (Record& rec : r->records) rec.order = order_of(t, rec.tensor.node, place);
               rows.push_back(std::move(*r));
             }
           },
@@ -562,8 +574,10 @@ class Checker {
                         x.watchpoint->id) <
              std::tuple(y.order, y.tensor.io, y.tensor.slot.value_or(UINT32_MAX), y.watchpoint->id);
     });
-    for (const Watchpoint* wp : wps)
-      listener_.evaluated(*wp, d.where.iteration, evaluated.contains(wp) ? evaluated[wp] : 0);
+    // A folder outside any layout (beside a lone file) counts only when it held a tensor.
+    if (d.where.iteration || !rows.empty())
+      for (const Watchpoint* wp : wps)
+        listener_.evaluated(*wp, d.where.iteration, evaluated.contains(wp) ? evaluated[wp] : 0);
     for (auto& [tensor, rec] : out)
       if (!listener_.record(*rec)) return false;
     return true;

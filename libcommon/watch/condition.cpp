@@ -138,7 +138,7 @@ Expected<const Condition*> find_condition(std::string_view name) {
         return &c;
   }
   return Error(fmt::format(
-      "unknown condition '{}': expected a MindInsight id (tensor_too_large), an abbreviation (TL), "
+      "unknown condition {}: expected a MindInsight id (tensor_too_large), an abbreviation (TL), "
       "a backend name (TOO_LARGE) or a number 0-21; watch-check --list-conditions shows them all",
       quote_for_message(name)));
 }

@@ -80,7 +80,7 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
   for (const auto& [key, value] : item.items())
     if (!kKeys.contains(key))
       return Error(fmt::format(
-          "{}: unknown key '{}': expected id, name, condition, params, nodes, node_regex, "
+          "{}: unknown key {}: expected id, name, condition, params, nodes, node_regex, "
           "op_types, io, slots, ranks, graphs",
           where, quote_for_message(key)));
 
@@ -206,7 +206,7 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
     const ParamSpec* spec = find_param(c, name);
     if (!spec) {
       if (c.params.empty()) return Error(fmt::format("{}: {} takes no parameter", path, c.id));
-      return Error(fmt::format("{}: {} takes no parameter '{}'; it takes {}", path, c.id,
+      return Error(fmt::format("{}: {} takes no parameter {}; it takes {}", path, c.id,
                                quote_for_message(name), param_names(c)));
     }
     if (!seen.insert(name).second) return Error(fmt::format("{}: given more than once", path));
@@ -293,7 +293,7 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
     return Error("expected an object {\"watchpoints\": [...]}");
   for (const auto& [key, value] : doc.items())
     if (key != "watchpoints")
-      return Error(fmt::format("unknown key '{}' at the top level: expected only 'watchpoints'",
+      return Error(fmt::format("unknown key {} at the top level: expected only 'watchpoints'",
                                quote_for_message(key)));
   const json& list = doc["watchpoints"];
   if (!list.is_array()) return Error("watchpoints: expected an array");
@@ -313,7 +313,7 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
 Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_view text) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0)
-    return Error(fmt::format("'{}': expected NAME=VALUE", quote_for_message(text)));
+    return Error(fmt::format("{}: expected NAME=VALUE", quote_for_message(text)));
   std::string name(text.substr(0, eq));
   std::string_view value = text.substr(eq + 1);
   if (value == "true") return std::pair{name, GivenValue{true}};
@@ -322,7 +322,7 @@ Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_vi
   double number = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size())
-    return Error(fmt::format("'{}': the value is not a number", quote_for_message(text)));
+    return Error(fmt::format("{}: the value is not a number", quote_for_message(text)));
   return std::pair{name, GivenValue{number}};
 }
 

@@ -114,7 +114,11 @@ int main(int argc, char** argv) {
         std::tuple{&selection.ranks, "--rank", &options.ranks},
         std::tuple{&selection.graphs, "--graph", &options.graphs}}) {
     if (text->empty() || *text == "all") continue;
-    auto ids = msdt::dump::parse_id_list(*text);
+    // "init" names the directory of tensors dumped before the first step (iteration 2^32 - 1).
+    std::string spelled = *text;
+    for (size_t at; (at = spelled.find("init")) != std::string::npos;)
+      spelled.replace(at, 4, std::to_string(msdt::dump::kInitIteration));
+    auto ids = msdt::dump::parse_id_list(spelled);
     if (!ids) {
       diagnostics.error(std::move(ids.error()).with_context(name));
       return msdt::kExitUsage;
