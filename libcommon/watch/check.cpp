@@ -227,8 +227,8 @@ class Checker {
     std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
       const dump::DumpLocation &x = tensor_dirs_[a].dir->where, &y = tensor_dirs_[b].dir->where;
       auto key = [](const dump::DumpLocation& l) {
-        return std::tuple(l.iteration.value_or(kUnknownIteration), l.rank.value_or(UINT32_MAX),
-                          l.graph.value_or(UINT32_MAX), l.net);
+        // Absent fields first, as jq's sort_by orders null (README's merge recipe).
+        return std::tuple(l.iteration, l.rank, l.graph, l.net);
       };
       if (key(x) != key(y)) return key(x) < key(y);
       return tensor_dirs_[a].dir->path < tensor_dirs_[b].dir->path;
@@ -570,9 +570,8 @@ class Checker {
     for (Row& r : rows) listener_.tensor(r.tensor);
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
       const Record &x = *a.second, &y = *b.second;
-      return std::tuple(x.order, x.tensor.io, x.tensor.slot.value_or(UINT32_MAX),
-                        x.watchpoint->id) <
-             std::tuple(y.order, y.tensor.io, y.tensor.slot.value_or(UINT32_MAX), y.watchpoint->id);
+      return std::tuple(x.order, x.tensor.io, x.tensor.slot, x.watchpoint->id) <
+             std::tuple(y.order, y.tensor.io, y.tensor.slot, y.watchpoint->id);
     });
     // A folder outside any layout (beside a lone file) counts only when it held a tensor.
     if (d.where.iteration || !rows.empty())
