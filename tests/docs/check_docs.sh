@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert)
+tools=(dump-parse dump-convert watch-check)
 failures=0
 
 fail() {
@@ -85,6 +85,7 @@ check_bash_complete() {
     mkdir -p "$workdir/rank_0/Net/0/0" "$workdir/out"
     : >"$workdir/rank_0/Net/0/0/Add.Add-op1.0.0.1.output.0.DefaultFormat.npy"
     : >"$workdir/run.log"
+    : >"$workdir/watch.json"
 
     local modes=(plain) bc
     for bc in /usr/share/bash-completion/bash_completion /etc/bash_completion; do
@@ -98,6 +99,7 @@ check_bash_complete() {
     fi
 
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
+    local w=$src/completions/bash/watch-check
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -114,6 +116,16 @@ check_bash_complete() {
         expect_completion "$mode" "$c" _dump_convert "dump-convert -out " "out rank_0"
         expect_completion "$mode" "$c" _dump_convert "dump-convert -d run.log,r" "run.log,rank_0 run.log,run.log"
         expect_completion "$mode" "$c" _dump_convert "dump-convert --skip" "--skip-existing"
+        expect_completion "$mode" "$w" _watch_check "watch-check --condition WC" "WCL WCS"
+        expect_completion "$mode" "$w" _watch_check "watch-check --condition tensor_r" "tensor_range"
+        expect_completion "$mode" "$w" _watch_check "watch-check --condition TL --param " "abs_mean_gt= max_gt= mean_gt= min_gt="
+        expect_completion "$mode" "$w" _watch_check "watch-check --condition=WNC --param r" "rtol="
+        expect_completion "$mode" "$w" _watch_check "watch-check --io " "any input output"
+        expect_completion "$mode" "$w" _watch_check "watch-check --fail-on " "any error hit never"
+        expect_completion "$mode" "$w" _watch_check "watch-check -w w" "watch.json"
+        expect_completion "$mode" "$w" _watch_check "watch-check --junit r" "rank_0 run.log"
+        expect_completion "$mode" "$w" _watch_check "watch-check r" "rank_0"
+        expect_completion "$mode" "$w" _watch_check "watch-check --max" "--max-hits"
     done
     finish
 }
@@ -149,6 +161,12 @@ check_fish_complete() {
     actual=$(fish --no-config -c "source $src/completions/fish/dump-convert.fish
         complete -C'dump-convert -t '" | cut -f1 | sort | paste -sd' ' -)
     [[ $actual == "bin msnpy npy" ]] || fail "fish dump-convert -t: got '$actual'"
+    actual=$(fish --no-config -c "source $src/completions/fish/watch-check.fish
+        complete -C'watch-check --condition WC'" | cut -f1 | sort | paste -sd' ' -)
+    [[ $actual == "WCL WCS" ]] || fail "fish watch-check --condition: got '$actual'"
+    actual=$(fish --no-config -c "source $src/completions/fish/watch-check.fish
+        complete -C'watch-check --fail-on '" | cut -f1 | sort | paste -sd' ' -)
+    [[ $actual == "any error hit never" ]] || fail "fish watch-check --fail-on: got '$actual'"
     finish
 }
 

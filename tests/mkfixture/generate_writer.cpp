@@ -7,10 +7,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "elements.h"
 #include "support/ascend_dump_writer.h"
+#include "tensor/dtype.h"
 #include "tensor/npy.h"
 #include "writers.h"
 
@@ -107,7 +109,7 @@ std::string dims(const std::vector<uint64_t>& shape, char separator) {
 
 void write_generated(const Node& d, const fs::path& out) {
   d.check_keys({"kind", "seed", "ranks", "iterations", "graphs", "net", "tensors", "total_bytes",
-                "min_bytes", "mix"});
+                "min_bytes", "mix", "steps", "history", "dtype"});
   const uint64_t seed = d.has("seed") ? d.at("seed").u64() : 1;
   const uint64_t ranks = d.has("ranks") ? d.at("ranks").u64() : 1;
   const uint64_t iterations = d.has("iterations") ? d.at("iterations").u64() : 1;
@@ -129,22 +131,63 @@ void write_generated(const Node& d, const fs::path& out) {
       mix->fail("expected non-negative weights with a positive sum");
   }
   const double weight_sum = weight_npy + weight_bin + weight_ascend;
+  // "steps": every iteration holds the same tensors (op names, kinds, dtypes and sizes), as a
+  // training run dumps them step after step; only the values differ. "history": the graph's
+  // execution history, rank_R/execution_order/ms_global_execution_order_graph_G.csv.
+  const bool steps = d.has("steps") && d.at("steps").boolean();
+  const bool history = d.has("history") && d.at("history").boolean();
+  // "dtype": every npy tensor has this dtype instead of the float32/float16/int32 mix.
+  std::optional<DType> npy_dtype;
+  if (d.has("dtype")) {
+    auto parsed = parse_dtype_label(d.at("dtype").string());
+    if (!parsed) d.at("dtype").fail("unknown dtype");
+    npy_dtype = *parsed;
+  }
+
+  const uint64_t directories = ranks * iterations;
+  // The draws that shape a tensor (size, kind, dtype): one per tensor, or with "steps" one per
+  // (rank, op), shared by every iteration.
+  const uint64_t ops = (tensors + directories - 1) / directories;
+  auto shape_key = [&](uint64_t i) {
+    const uint64_t directory = i % directories;
+    return steps ? (directory / iterations) * ops + i / directories : i;
+  };
+  const uint64_t keys = steps ? ranks * ops : tensors;
 
   // Log-uniform relative sizes over three decades, scaled to the requested total.
   SplitMix64 rng{seed};
-  std::vector<double> relative(tensors);
-  double relative_sum = 0;
-  for (auto& r : relative) {
-    r = std::exp(rng.unit() * std::log(1000.0));
-    relative_sum += r;
+  struct Draw {
+    double relative, pick;
+    uint64_t choice;
+  };
+  std::vector<Draw> draws(keys);
+  for (auto& r : draws) r.relative = std::exp(rng.unit() * std::log(1000.0));
+  for (auto& r : draws) {
+    r.pick = rng.unit();
+    r.choice = rng.next();
   }
+  double relative_sum = 0;
+  for (uint64_t i = 0; i < tensors; ++i) relative_sum += draws[shape_key(i)].relative;
   const double scale = tensors == 0 ? 0 : total_bytes / relative_sum;
+
+  if (history) {
+    for (uint64_t rank = 0; rank < ranks; ++rank) {
+      const fs::path dir = out / ("rank_" + std::to_string(rank)) / "execution_order";
+      fs::create_directories(dir);
+      for (uint64_t graph = 0; graph < graphs; ++graph) {
+        OutputStream file(dir /
+                          ("ms_global_execution_order_graph_" + std::to_string(graph) + ".csv"));
+        for (uint64_t iteration = 0; iteration < iterations; ++iteration)
+          file.write(std::to_string(iteration) + "\n");
+        file.close();
+      }
+    }
+  }
 
   static const char* const kOpTypes[] = {"Conv2D",     "MatMul",    "Add",  "Mul",
                                          "ReLU",       "BatchNorm", "Cast", "Softmax",
                                          "ReduceMean", "Transpose"};
   ElementBlocks blocks(seed);
-  const uint64_t directories = ranks * iterations;
   for (uint64_t i = 0; i < tensors; ++i) {
     const uint64_t directory = i % directories;
     const uint64_t rank = directory / iterations;
@@ -158,13 +201,14 @@ void write_generated(const Node& d, const fs::path& out) {
     const std::string op_name = "Default_network-Net_" + op_type + "-op" + std::to_string(op);
     const std::string timestamp = std::to_string(1716000000000000ULL + i);
 
-    const double pick = rng.unit() * weight_sum;
-    const uint64_t choice = rng.next();
-    const double bytes = std::max(min_bytes, relative[i] * scale);
+    const Draw& draw = draws[shape_key(i)];
+    const double pick = draw.pick * weight_sum;
+    const uint64_t choice = draw.choice;
+    const double bytes = std::max(min_bytes, draw.relative * scale);
 
     if (pick < weight_npy) {
       static const DType kTypes[] = {DType::Float32, DType::Float32, DType::Float16, DType::Int32};
-      DType dtype = kTypes[choice % 4];
+      DType dtype = npy_dtype ? *npy_dtype : kTypes[choice % 4];
       uint64_t count =
           std::max<uint64_t>(1, static_cast<uint64_t>(bytes) / (dtype_bits(dtype) / 8));
       auto shape = shape_for(count);
