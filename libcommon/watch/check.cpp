@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -81,11 +82,25 @@ struct RankInfo {
       overflow;  // iteration -> task, stream
 };
 
-struct TensorDir {
-  const DumpDirectory* dir = nullptr;
+// A directory of tensors as the first walk saw it, without its files: the tree's file list is
+// not kept, only one iteration's worth at a time (the directories are read again when checked).
+struct DirInfo {
+  fs::path path;
+  std::string display;
+  dump::DumpLocation where;
   bool selected = true;    // by --iteration, --rank, --graph
   std::string rank_key;    // the rank directory: where execution_order/ and debug_files/ live
   std::string series_key;  // the directory holding the iteration directories
+  // The folder of a lone file or of standard input: kept as the walk gave it (reading the folder
+  // again would find other files).
+  std::shared_ptr<const DumpDirectory> kept;
+};
+
+// A directory with its files, indexed for finding previous values.
+struct TensorDir {
+  const DirInfo* info = nullptr;
+  DumpDirectory owned;
+  const DumpDirectory* dir = &owned;
   // tensor key (node, io, slot) -> file; node -> container files
   std::unordered_map<std::string, const DumpFile*> by_tensor;
   std::unordered_map<std::string, std::vector<const DumpFile*>> containers;
@@ -132,8 +147,13 @@ class Checker {
       : options_(options), listener_(listener), diagnostics_(diagnostics) {}
 
   void run() {
+    std::set<std::string> lone;  // roots that are files or standard input
+    for (const std::string& root : options_.roots) {
+      std::error_code ec;
+      if (root == "-" || fs::is_regular_file(root, ec)) lone.insert(root);
+    }
     dump::WalkCallbacks callbacks;
-    callbacks.directory = [&](const DumpDirectory& d) { dirs_.push_back(d); };
+    callbacks.directory = [&](const DumpDirectory& d) { classify(d, lone); };
     callbacks.error = [&](const std::string& display, const Error& e) {
       diagnostics_.error(display, e);
     };
@@ -141,9 +161,11 @@ class Checker {
       diagnostics_.warning(display, w);
     };
     dump::walk_dump_tree(options_.roots, callbacks);
-    classify();
+    order();
     for (size_t i : order_) {
-      if (!check_directory(tensor_dirs_[i])) return;
+      // One directory's files in memory at a time (two while a change condition reads the
+      // previous iteration's): the tree's size does not matter.
+      if (!check_directory(*load(dirs_[i]))) return;
     }
   }
 
@@ -155,83 +177,110 @@ class Checker {
     return d.path.parent_path().string();
   }
 
-  void classify() {
-    for (const DumpDirectory& d : dirs_) {
-      bool side = false;
-      for (const DumpFile& f : d.files) {
-        if (f.name.kind == FileKind::GlobalExecutionOrder && f.name.graph_id) {
-          side = true;
-          RankInfo& info = ranks_[d.path.parent_path().string()];
-          auto text = read_small_file(f);
-          auto list = text ? dump::parse_global_execution_order(*text)
-                           : Expected<std::vector<uint64_t>>(text.error());
-          if (!list) {
-            diagnostics_.error(f.display, list.error());
-            continue;
-          }
-          info.history[*f.name.graph_id] = std::move(*list);
-          info.history_file[*f.name.graph_id] = f.display;
-        } else if (f.name.kind == FileKind::ExecutionOrder && f.name.graph_id) {
-          side = true;
-          RankInfo& info = ranks_[d.path.parent_path().string()];
-          auto text = read_small_file(f);
-          auto list = text ? dump::parse_execution_order(*text)
-                           : Expected<std::vector<std::string>>(text.error());
-          if (!list) {
-            diagnostics_.error(f.display, list.error());
-            continue;
-          }
-          ExecutionOrder& order = info.order[*f.name.graph_id];
-          order.size = list->size();
-          for (uint64_t i = 0; i < list->size(); ++i) {
-            order.index.emplace((*list)[i], i);
-            order.index.emplace(scope_with_underscores((*list)[i]), i);
-            // 1.3-2.2 file names carry the name without its scope.
-            std::string_view full = (*list)[i];
-            if (auto slash = full.rfind('/'); slash != std::string_view::npos)
-              order.index.emplace(std::string(full.substr(slash + 1)), i);
-          }
+  // The files of a directory, read again (errors were reported by the first walk).
+  std::shared_ptr<TensorDir> load(const DirInfo& info) const {
+    auto t = std::make_shared<TensorDir>();
+    t->info = &info;
+    if (info.kept) {
+      t->owned = *info.kept;
+    } else {
+      dump::WalkCallbacks quiet;
+      const std::string root = info.path.string();
+      quiet.directory = [&](const DumpDirectory& d) {
+        if (d.path != info.path) return;
+        t->owned = d;
+        // The displays as the first walk spelled them (from the user's argument).
+        if (info.display != d.display)
+          for (DumpFile& f : t->owned.files)
+            if (f.display.starts_with(d.display))
+              f.display = info.display + f.display.substr(d.display.size());
+        t->owned.display = info.display;
+      };
+      quiet.error = [](const std::string&, const Error&) {};
+      dump::walk_dump_tree(std::span<const std::string>(&root, 1), quiet);
+      t->owned.where = info.where;
+    }
+    index_directory(*t);
+    return t;
+  }
+
+  void classify(const DumpDirectory& d, const std::set<std::string>& lone) {
+    bool side = false;
+    for (const DumpFile& f : d.files) {
+      if (f.name.kind == FileKind::GlobalExecutionOrder && f.name.graph_id) {
+        side = true;
+        RankInfo& info = ranks_[d.path.parent_path().string()];
+        auto text = read_small_file(f);
+        auto list = text ? dump::parse_global_execution_order(*text)
+                         : Expected<std::vector<uint64_t>>(text.error());
+        if (!list) {
+          diagnostics_.error(f.display, list.error());
+          continue;
+        }
+        info.history[*f.name.graph_id] = std::move(*list);
+        info.history_file[*f.name.graph_id] = f.display;
+      } else if (f.name.kind == FileKind::ExecutionOrder && f.name.graph_id) {
+        side = true;
+        RankInfo& info = ranks_[d.path.parent_path().string()];
+        auto text = read_small_file(f);
+        auto list = text ? dump::parse_execution_order(*text)
+                         : Expected<std::vector<std::string>>(text.error());
+        if (!list) {
+          diagnostics_.error(f.display, list.error());
+          continue;
+        }
+        ExecutionOrder& order = info.order[*f.name.graph_id];
+        order.size = list->size();
+        for (uint64_t i = 0; i < list->size(); ++i) {
+          order.index.emplace((*list)[i], i);
+          order.index.emplace(scope_with_underscores((*list)[i]), i);
+          // 1.3-2.2 file names carry the name without its scope.
+          std::string_view full = (*list)[i];
+          if (auto slash = full.rfind('/'); slash != std::string_view::npos)
+            order.index.emplace(std::string(full.substr(slash + 1)), i);
         }
       }
-      if (side) continue;
-      if (d.where.constants) continue;
-      if (d.where.iteration && d.where.layout == "rank" && !d.where.graph) {
-        // rank_R/debug_files/{iteration}: overflow files for every graph of the rank.
-        RankInfo& info = ranks_[d.path.parent_path().parent_path().string()];
-        for (const DumpFile& f : d.files)
-          if ((f.name.kind == FileKind::Overflow || f.name.kind == FileKind::OverflowJson) &&
-              f.name.task_id && f.name.stream_id)
-            info.overflow[*d.where.iteration].insert({*f.name.task_id, *f.name.stream_id});
-        continue;
-      }
-      const dump::DumpLocation& w = d.where;
-      TensorDir t;
-      // Directories outside the selection are still indexed: they may hold previous values.
-      t.selected = !(options_.iterations &&
-                     (!w.iteration || !options_.iterations->contains(*w.iteration))) &&
-                   !(options_.ranks && (!w.rank || !options_.ranks->contains(*w.rank))) &&
-                   !(options_.graphs && (!w.graph || !options_.graphs->contains(*w.graph)));
-      t.dir = &d;
-      t.rank_key = rank_key_of(d);
-      t.series_key = d.path.parent_path().string();
-      tensor_dirs_.push_back(std::move(t));
     }
-    for (size_t i = 0; i < tensor_dirs_.size(); ++i) {
-      index_directory(tensor_dirs_[i]);
-      if (tensor_dirs_[i].dir->where.iteration)
-        series_[tensor_dirs_[i].series_key][*tensor_dirs_[i].dir->where.iteration] = i;
+    if (side || d.where.constants) return;
+    if (d.where.iteration && d.where.layout == "rank" && !d.where.graph) {
+      // rank_R/debug_files/{iteration}: overflow files for every graph of the rank.
+      RankInfo& info = ranks_[d.path.parent_path().parent_path().string()];
+      for (const DumpFile& f : d.files)
+        if ((f.name.kind == FileKind::Overflow || f.name.kind == FileKind::OverflowJson) &&
+            f.name.task_id && f.name.stream_id)
+          info.overflow[*d.where.iteration].insert({*f.name.task_id, *f.name.stream_id});
+      return;
     }
-    // Iteration directories that only serve as previous values are indexed but not checked.
-    for (size_t i = 0; i < tensor_dirs_.size(); ++i)
-      if (tensor_dirs_[i].selected) order_.push_back(i);
+    const dump::DumpLocation& w = d.where;
+    DirInfo info;
+    info.path = d.path;
+    info.display = d.display;
+    info.where = w;
+    // Directories outside the selection are still listed: they may hold previous values.
+    info.selected =
+        !(options_.iterations && (!w.iteration || !options_.iterations->contains(*w.iteration))) &&
+        !(options_.ranks && (!w.rank || !options_.ranks->contains(*w.rank))) &&
+        !(options_.graphs && (!w.graph || !options_.graphs->contains(*w.graph)));
+    info.rank_key = rank_key_of(d);
+    info.series_key = d.path.parent_path().string();
+    if (d.files.size() == 1 && lone.contains(d.files[0].display))
+      info.kept = std::make_shared<const DumpDirectory>(d);
+    dirs_.push_back(std::move(info));
+  }
+
+  void order() {
+    for (size_t i = 0; i < dirs_.size(); ++i) {
+      if (dirs_[i].where.iteration) series_[dirs_[i].series_key][*dirs_[i].where.iteration] = i;
+      if (dirs_[i].selected) order_.push_back(i);
+    }
     std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-      const dump::DumpLocation &x = tensor_dirs_[a].dir->where, &y = tensor_dirs_[b].dir->where;
+      const dump::DumpLocation &x = dirs_[a].where, &y = dirs_[b].where;
       auto key = [](const dump::DumpLocation& l) {
         // Absent fields first, as jq's sort_by orders null (README's merge recipe).
         return std::tuple(l.iteration, l.rank, l.graph, l.net);
       };
       if (key(x) != key(y)) return key(x) < key(y);
-      return tensor_dirs_[a].dir->path < tensor_dirs_[b].dir->path;
+      return dirs_[a].path < dirs_[b].path;
     });
   }
 
@@ -248,7 +297,7 @@ class Checker {
   struct PreviousPlace {
     Previous state = Previous::NotNeeded;
     std::string reason;
-    const TensorDir* dir = nullptr;
+    std::shared_ptr<const TensorDir> dir;
     uint64_t iteration = 0;
   };
 
@@ -262,14 +311,14 @@ class Checker {
     }
     uint64_t it = *w.iteration;
     std::optional<uint64_t> prev;
-    auto rank = ranks_.find(t.rank_key);
+    auto rank = ranks_.find(t.info->rank_key);
     bool old_layout = w.layout == "sync-1.1" || w.layout == "async-1.1";
     const std::vector<uint64_t>* history = nullptr;
     if (rank != ranks_.end() && w.graph) {
       auto h = rank->second.history.find(*w.graph);
       if (h != rank->second.history.end()) history = &h->second;
     }
-    auto series = series_.find(t.series_key);
+    auto series = series_.find(t.info->series_key);
     if (history) {
       auto pos = std::find(history->begin(), history->end(), it);
       if (pos == history->end()) {
@@ -305,7 +354,7 @@ class Checker {
     p.iteration = *prev;
     if (series != series_.end()) {
       auto d = series->second.find(*prev);
-      if (d != series->second.end()) p.dir = &tensor_dirs_[d->second];
+      if (d != series->second.end()) p.dir = load(dirs_[d->second]);  // read again, released after
     }
     if (!p.dir) {
       p.state = Previous::NotFound;
@@ -455,7 +504,7 @@ class Checker {
   }
 
   uint64_t order_of(const TensorDir& t, const std::string& node, uint64_t position) const {
-    auto rank = ranks_.find(t.rank_key);
+    auto rank = ranks_.find(t.info->rank_key);
     if (rank != ranks_.end() && t.dir->where.graph) {
       auto o = rank->second.order.find(*t.dir->where.graph);
       if (o != rank->second.order.end()) {
@@ -475,7 +524,7 @@ class Checker {
     if (wps.empty() && !options_.every_tensor) return true;
 
     std::set<std::pair<uint64_t, uint64_t>> overflow;
-    if (auto r = ranks_.find(t.rank_key); r != ranks_.end())
+    if (auto r = ranks_.find(t.info->rank_key); r != ranks_.end())
       if (auto o = r->second.overflow.find(d.where.iteration.value_or(kUnknownIteration));
           o != r->second.overflow.end())
         overflow = o->second;
@@ -585,8 +634,7 @@ class Checker {
   const CheckOptions& options_;
   CheckListener& listener_;
   Diagnostics& diagnostics_;
-  std::vector<DumpDirectory> dirs_;
-  std::vector<TensorDir> tensor_dirs_;
+  std::vector<DirInfo> dirs_;
   std::vector<size_t> order_;
   std::map<std::string, RankInfo> ranks_;
   std::map<std::string, std::map<uint64_t, size_t>> series_;
