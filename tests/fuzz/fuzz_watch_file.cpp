@@ -1,7 +1,8 @@
-// Feeds the input to the watch file parser (WATCH.json), and every watchpoint it accepts to node
-// matching and to evaluation over fixed facts, so parameter lists of any accepted shape are read
-// by position as evaluate() does. The input is also tried as a condition name and a --param
-// argument. Rejections are normal outcomes; crashes, hangs and uncaught exceptions are not.
+// Feeds the input to the watch file parser (WATCH.json), and every watchpoint it accepts to
+// evaluation over fixed facts and to node matching (names; regexes are only compiled), so
+// parameter lists of any accepted shape are read by position as evaluate() does. The input is also
+// tried as a condition name and a --param argument. Rejections are normal outcomes; crashes, hangs
+// and uncaught exceptions are not.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -47,7 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const msdt::watch::TensorFacts f = facts(needs);
   for (const auto& wp : *parsed) {
     (void)msdt::watch::evaluate(wp, needs, f);
-    // Short names only: std::regex matching recurses per character.
+    (void)msdt::watch::watches_location(wp, 0, 0);
+    // Not with a node_regex: std::regex backtracks, and a stacked quantifier that libstdc++
+    // accepts ("l*********d") takes minutes on a 30-character name. The regex is still compiled
+    // by parse_watch_file. Reported as a defect; matching is left out so a run cannot hang.
+    if (wp.node_regex) continue;
     for (std::string_view node : {"Default/network-Net/Conv2D-op1",
                                   "Default_network-Net_Conv2D-op1", "Conv2D-op1", "fc2.bias"}) {
       (void)msdt::watch::watches(wp, node, "Conv2D", "output", 0);
@@ -57,7 +62,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)msdt::watch::node_matches(watched, "Default_network-Net_Conv2D-op1");
       (void)msdt::watch::node_matches("Conv2D-op1", watched);
     }
-    (void)msdt::watch::watches_location(wp, 0, 0);
   }
   return 0;
 }
