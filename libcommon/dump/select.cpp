@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "io/regex.h"
 #include "io/text.h"
 
 namespace msdt::dump {
@@ -73,12 +74,11 @@ Expected<std::vector<DType>> parse_dtype_list(std::string_view text) {
 Expected<Selector> Selector::create(const Selection& selection) {
   Selector selector;
   if (!selection.op.empty()) {
-    try {
-      selector.op_ = std::regex(selection.op, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return Error(fmt::format("--op: {}: invalid regular expression: {}",
-                               quote_for_message(selection.op), e.what()));
-    }
+    auto compiled = compile_user_regex(selection.op);
+    if (!compiled)
+      return Error(
+          fmt::format("--op: {}: {}", quote_for_message(selection.op), compiled.error().message));
+    selector.op_ = std::move(*compiled);
   }
   auto list = [](std::string_view option, const std::string& text,
                  std::optional<IdList>& into) -> Status {

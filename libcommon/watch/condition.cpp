@@ -28,6 +28,8 @@ constexpr ParamSpec P(std::string_view name, Validator validator = V::Normal,
 
 // Parameter lists in the order the backend receives them (spec §1.2, §6.2).
 constexpr ParamSpec kLegacy[] = {P("param")};
+// HAS_NAN and HAS_INF take the legacy `param` too (spec §1.1) but never read it.
+constexpr ParamSpec kLegacyUnused[] = {P("param", V::Normal, 0.0)};
 constexpr ParamSpec kInit[] = {P("zero_percentage_ge", V::Percentage, 100.0), P("max_gt"),
                                P("min_lt")};
 constexpr ParamSpec kTooLarge[] = {P("abs_mean_gt", V::Abs), P("max_gt"), P("min_gt"),
@@ -38,9 +40,9 @@ constexpr ParamSpec kAllZero[] = {P("zero_percentage_ge", V::Percentage, 100.0)}
 constexpr ParamSpec kNotChanged[] = {P("rtol", V::Abs, 1e-5), P("atol", V::None, 1e-8, false, true),
                                      P("equal_nan", V::None, 0.0, false, true, true)};
 constexpr ParamSpec kChangeTooLarge[] = {P("abs_mean_update_ratio_gt", V::Abs, 0.1),
-                                         P("epsilon", V::None, 1e-9, false, true)};
+                                         P("epsilon", V::Abs, 1e-9, false, true)};
 constexpr ParamSpec kChangeTooSmall[] = {P("abs_mean_update_ratio_lt", V::Abs, 1e-4),
-                                         P("epsilon", V::None, 1e-9, false, true)};
+                                         P("epsilon", V::Abs, 1e-9, false, true)};
 constexpr ParamSpec kRange[] = {P("range_start_inclusive", V::Normal, std::nullopt, true),
                                 P("range_end_inclusive", V::Normal, std::nullopt, true),
                                 P("range_percentage_lt", V::Percentage),
@@ -59,6 +61,7 @@ constexpr std::span<const ParamSpec> backend_params(Backend b) {
   switch (b) {
     case Backend::HasNan:
     case Backend::HasInf:
+      return kLegacyUnused;
     case Backend::IsOverflow:
     case Backend::GeneralOverflow:
       return {};

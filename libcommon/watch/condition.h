@@ -56,7 +56,7 @@ struct ParamSpec {
 };
 
 struct Condition {
-  std::string_view id;    // MindInsight id ("tensor_too_large"), or the backend name in lower case
+  std::string_view id;    // MindInsight id ("tensor_too_large"), or the backend name ("TOO_LARGE")
   std::string_view abbr;  // "TL"; empty for the legacy conditions
   Backend backend;
   std::span<const ParamSpec> params;  // in the order the backend receives them

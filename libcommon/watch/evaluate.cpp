@@ -161,7 +161,8 @@ void facts_from_stats(const TensorStats& s, TensorFacts& f) {
   if (s.std) {
     // The statistics give the population deviation; upstream reports the sample one (n - 1).
     double n = static_cast<double>(s.count);
-    f.sd = s.count > 1 ? *s.std * std::sqrt(n / (n - 1)) : 0.0;
+    // sqrt(m2 / (n - 1)) with m2 = n * std^2: one rounding less than std * sqrt(n / (n - 1)).
+    f.sd = s.count > 1 ? std::sqrt(*s.std * *s.std * n / (n - 1)) : 0.0;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/regex.h"
 #include "io/text.h"
 #include "table/format.h"
 
@@ -49,6 +50,11 @@ std::string join_names(const Condition& c, bool (*keep)(const ParamSpec&)) {
 bool is_check(const ParamSpec& p) { return !p.support && !p.hidden; }
 
 // JSON paths and values in messages.
+// "where: " before a message, or nothing.
+std::string lead(std::string_view where) {
+  return where.empty() ? std::string() : fmt::format("{}: ", where);
+}
+
 std::string at(std::string_view base, std::string_view key) {
   return base.empty() ? std::string(key) : fmt::format("{}.{}", base, key);
 }
@@ -143,11 +149,9 @@ Expected<Watchpoint> parse_one(const json& item, size_t index) {
     if (!wp.nodes.empty())
       return Error(fmt::format("{}: give either 'nodes' or 'node_regex', not both", where));
     wp.node_regex_text = it->get<std::string>();
-    try {
-      wp.node_regex.emplace(wp.node_regex_text, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return Error(fmt::format("{}.node_regex: not an ECMAScript regex: {}", where, e.what()));
-    }
+    auto compiled = compile_user_regex(wp.node_regex_text);
+    if (!compiled) return std::move(compiled.error()).with_context(where + ".node_regex");
+    wp.node_regex = std::move(*compiled);
   }
   if (auto it = item.find("op_types"); it != item.end()) {
     if (!it->is_array())
@@ -237,14 +241,15 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
     }
   }
   if (has_check && !any_check) {
+    // Defaults stand in for what was not said; a parameter given as null stays disabled.
     for (ParamValue& p : out)
-      if (is_check(*p.spec) && p.spec->default_value) {
+      if (is_check(*p.spec) && p.spec->default_value && !seen.contains(std::string(p.spec->name))) {
         p.value = *p.spec->default_value;
         p.disabled = false;
         any_check = true;
       }
     if (!any_check)
-      return Error(fmt::format("{}: {} needs at least one of {}", where, c.id,
+      return Error(fmt::format("{}{} needs at least one of {}", lead(where), c.id,
                                join_names(c, [](const ParamSpec& p) { return is_check(p); })));
   }
   if (c.backend == Backend::Range) {
@@ -252,17 +257,17 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
     bool percentage = !out[2].disabled || !out[3].disabled;
     if (percentage && (start.disabled || end.disabled))
       return Error(fmt::format(
-          "{}: range_percentage_lt and range_percentage_gt need both range_start_inclusive and "
+          "{}range_percentage_lt and range_percentage_gt need both range_start_inclusive and "
           "range_end_inclusive",
-          where));
+          lead(where)));
     if (!percentage && (!start.disabled || !end.disabled))
       return Error(
-          fmt::format("{}: range_start_inclusive and range_end_inclusive are used only with "
+          fmt::format("{}range_start_inclusive and range_end_inclusive are used only with "
                       "range_percentage_lt or range_percentage_gt",
-                      where));
+                      lead(where)));
     if (!start.disabled && !end.disabled && start.value > end.value)
-      return Error(fmt::format("{}: range_start_inclusive {} is above range_end_inclusive {}",
-                               where, spell(start.value), spell(end.value)));
+      return Error(fmt::format("{}range_start_inclusive {} is above range_end_inclusive {}",
+                               lead(where), spell(start.value), spell(end.value)));
   }
   return out;
 }
@@ -288,6 +293,12 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
       what = what.substr(colon + 2);
     return Error::at_line(
         line, fmt::format("column {}: not valid JSON: {}", column, escape_invalid_utf8(what)));
+  } catch (const json::exception& e) {
+    // A number beyond a double (1e999) and the like; nlohmann's message quotes it.
+    std::string what = e.what();
+    if (auto bracket = what.find("] "); bracket != std::string::npos)
+      what = what.substr(bracket + 2);
+    return Error(fmt::format("not valid JSON: {}", escape_invalid_utf8(what)));
   }
   if (!doc.is_object() || !doc.contains("watchpoints"))
     return Error("expected an object {\"watchpoints\": [...]}");
@@ -310,6 +321,35 @@ Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
   return out;
 }
 
+Expected<Watchpoint> command_line_watchpoint(std::string_view condition,
+                                             const std::vector<std::string>& params,
+                                             const std::vector<std::string>& nodes,
+                                             std::string_view node_regex, std::string_view io) {
+  Watchpoint wp;
+  wp.id = 1;
+  auto found = find_condition(condition);
+  if (!found) return std::move(found.error()).with_context("--condition");
+  wp.condition = *found;
+  GivenParams given;
+  for (const std::string& p : params) {
+    auto item = parse_param_argument(p);
+    if (!item) return std::move(item.error()).with_context("--param");
+    given.push_back(std::move(*item));
+  }
+  auto resolved = resolve_params(*wp.condition, given, "");
+  if (!resolved) return std::move(resolved.error()).with_context("--param");
+  wp.params = std::move(*resolved);
+  wp.nodes = nodes;
+  if (!node_regex.empty()) {
+    auto compiled = compile_user_regex(node_regex);
+    if (!compiled) return std::move(compiled.error()).with_context("--node-regex");
+    wp.node_regex = std::move(*compiled);
+    wp.node_regex_text = node_regex;
+  }
+  wp.io = io == "input" ? IoFilter::Input : io == "output" ? IoFilter::Output : IoFilter::Any;
+  return wp;
+}
+
 Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_view text) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0)
@@ -320,6 +360,7 @@ Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_vi
   if (value == "false") return std::pair{name, GivenValue{false}};
   if (value == "null" || value == "disabled") return std::pair{name, GivenValue{}};
   double number = 0;
+  if (value.starts_with('+')) value.remove_prefix(1);
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size())
     return Error(fmt::format("{}: the value is not a number", quote_for_message(text)));

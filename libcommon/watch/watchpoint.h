@@ -68,6 +68,13 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& condition,
 // 1 and must be unique.
 Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text);
 
+// The one watchpoint (id 1) of `--condition C [--param NAME=VALUE]... [--node N]...
+// [--node-regex RE] [--io input|output|any]`; errors name the option ("--param: max_gt: ...").
+Expected<Watchpoint> command_line_watchpoint(std::string_view condition,
+                                             const std::vector<std::string>& params,
+                                             const std::vector<std::string>& nodes,
+                                             std::string_view node_regex, std::string_view io);
+
 // "NAME=VALUE" of --param: VALUE a number, true/false, or "null"/"disabled".
 Expected<std::pair<std::string, GivenValue>> parse_param_argument(std::string_view text);
 

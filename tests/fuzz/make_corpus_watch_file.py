@@ -46,11 +46,13 @@ SEEDS = [
     b'{"watchpoints": [\n  {"condition": "TL",}\n]}\n',
     b'{"watchpoints": [{"condition": "T\xffL"}]}\n',
     b'{"watchpoints": []}\n',
-    # Not yet a seed: a number literal beyond double range makes nlohmann::json throw out_of_range
-    # (406), which parse_watch_file does not catch, so the replay would abort. Add it once fixed:
-    # b'{"watchpoints": [{"condition": "TL", "params": {"max_gt": 1e999}}]}\n',
+    # a number literal beyond double range (nlohmann::json throws out_of_range 406)
+    b'{"watchpoints": [{"condition": "TL", "params": {"max_gt": 1e999}}]}\n',
     b'{"watchpoints": [{"condition": "TO", "slots": [0, -1], "io": "in", "id": 4294967296}]}\n',
     # not a watch file: a condition name and a --param argument
+    b'{"watchpoints": [{"condition": "TO", "node_regex": "l*********d"}]}\n',
+    b'{"watchpoints": [{"condition": "TO", "node_regex": "' + b'(' * 100 + b')' * 100 + b'"}]}\n',
+    b'{"watchpoints": [{"condition": "TO", "node_regex": "a{77777111111111111111}"}]}\n',
     b'tensor_too_large',
     b'abs_mean_update_ratio_gt=0.1',
 ]

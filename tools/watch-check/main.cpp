@@ -142,44 +142,12 @@ int main(int argc, char** argv) {
     }
     options.watchpoints = std::move(*parsed);
   } else if (!condition.empty()) {
-    msdt::watch::Watchpoint wp;
-    wp.id = 1;
-    auto found = msdt::watch::find_condition(condition);
-    if (!found) {
-      diagnostics.error(std::move(found.error()).with_context("--condition"));
+    auto wp = msdt::watch::command_line_watchpoint(condition, params, nodes, node_regex, io);
+    if (!wp) {
+      diagnostics.error(wp.error());
       return msdt::kExitUsage;
     }
-    wp.condition = *found;
-    msdt::watch::GivenParams given;
-    for (const std::string& p : params) {
-      auto item = msdt::watch::parse_param_argument(p);
-      if (!item) {
-        diagnostics.error(std::move(item.error()).with_context("--param"));
-        return msdt::kExitUsage;
-      }
-      given.push_back(std::move(*item));
-    }
-    auto resolved = msdt::watch::resolve_params(*wp.condition, given, "--param");
-    if (!resolved) {
-      diagnostics.error(resolved.error());
-      return msdt::kExitUsage;
-    }
-    wp.params = std::move(*resolved);
-    wp.nodes = nodes;
-    if (!node_regex.empty()) {
-      try {
-        wp.node_regex.emplace(node_regex, std::regex::ECMAScript | std::regex::optimize);
-        wp.node_regex_text = node_regex;
-      } catch (const std::regex_error& e) {
-        diagnostics.error(
-            msdt::Error(fmt::format("--node-regex: not an ECMAScript regex: {}", e.what())));
-        return msdt::kExitUsage;
-      }
-    }
-    wp.io = io == "input"    ? msdt::watch::IoFilter::Input
-            : io == "output" ? msdt::watch::IoFilter::Output
-                             : msdt::watch::IoFilter::Any;
-    options.watchpoints.push_back(std::move(wp));
+    options.watchpoints.push_back(std::move(*wp));
   } else if (recommended) {
     options.watchpoints = msdt::watch::recommended_watchpoints();
   }

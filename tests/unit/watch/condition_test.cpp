@@ -143,9 +143,9 @@ TEST(Condition, RejectsUnknownNamesWithWhatIsAccepted) {
   EXPECT_EQ(c.error().message.find('\n'), std::string::npos);
 }
 
-// io/text.h: quote_for_message puts the text in single quotes itself; the message adds another
-// pair ("unknown condition ''bogus''"). Defect reported; enable once the message is fixed.
-TEST(Condition, DISABLED_UnknownNameIsQuotedOnce) {
+// io/text.h: quote_for_message puts the text in single quotes itself; the message must not add
+// another pair ("unknown condition ''bogus''" was a defect).
+TEST(Condition, UnknownNameIsQuotedOnce) {
   auto c = find_condition("bogus");
   ASSERT_FALSE(c);
   EXPECT_THAT(c.error().message, HasSubstr("unknown condition 'bogus':"));
@@ -202,9 +202,9 @@ TEST(Condition, ParameterListsInBackendOrder) {
                              {"atol", V::None, 1e-8, false, true},
                              {"equal_nan", V::None, 0.0, false, true, true}});
   expect_params(get("WCL"), {{"abs_mean_update_ratio_gt", V::Abs, 0.1},
-                             {"epsilon", V::None, 1e-9, false, true}});
+                             {"epsilon", V::Abs, 1e-9, false, true}});
   expect_params(get("WCS"), {{"abs_mean_update_ratio_lt", V::Abs, 1e-4},
-                             {"epsilon", V::None, 1e-9, false, true}});
+                             {"epsilon", V::Abs, 1e-9, false, true}});
   expect_params(get("AR"), kRangeRows);
   expect_params(get("TR"), kRangeRows);
 }

@@ -250,9 +250,9 @@ TEST(EvaluateLegacy, SampleStandardDeviation) {
 
 // {0, 2, 4}: the sample SD is exactly 2 (m2 = 8, n - 1 = 2). facts_from_stats derives it as
 // population SD * sqrt(n / (n - 1)) = sqrt(8/3) * sqrt(3/2), which rounds to 1.9999999999999998:
-// SD_LT 2 hits and SD_GT 1.9999999999999998 does not, though the SD is 2. Defect reported; enable
-// once the sample SD is taken as sqrt(m2 / (n - 1)) (spec §2.1).
-TEST(EvaluateLegacy, DISABLED_SampleStandardDeviationIsExactWhenItCanBe) {
+// SD_LT 2 hit and SD_GT 1.9999999999999998 did not, though the SD is 2. The sample SD is now
+// sqrt(m2 / (n - 1)) with m2 = n * std^2 (spec §2.1).
+TEST(EvaluateLegacy, SampleStandardDeviationIsExactWhenItCanBe) {
   auto t = f64({0, 2, 4});
   double sd = reference({0, 2, 4}).sample_sd;
   ASSERT_EQ(sd, 2.0);
