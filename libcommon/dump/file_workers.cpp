@@ -14,8 +14,8 @@ void DeferredDiagnostics::replay(Diagnostics& diagnostics) const {
 }
 
 void read_one_file(const DumpFile& file, const std::function<void(const DumpTensor&)>& visit,
-                   DeferredDiagnostics& diagnostics) {
-  auto mapped = open_dump_file(file);
+                   DeferredDiagnostics& diagnostics, Reading reading) {
+  auto mapped = open_dump_file(file, reading);
   if (!mapped) {
     diagnostics.error(file.display, mapped.error());
     return;

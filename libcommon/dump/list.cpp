@@ -220,7 +220,7 @@ struct Lister {
         [&](const DumpFile&, std::vector<TensorRow>&& rows) {
           for (const TensorRow& row : rows) sink.row(row_record(row, options.stats));
         },
-        diagnostics);
+        diagnostics, options.stats ? Reading::Whole : Reading::Parts);
   }
 };
 

@@ -334,9 +334,9 @@ Expected<DumpFile> read_standard_input() {
 
 }  // namespace
 
-Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file) {
+Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file, Reading reading) {
   if (file.standard_input) return file.standard_input;
-  MSDT_TRY(MappedFile mapped, MappedFile::open(file.path));
+  MSDT_TRY(MappedFile mapped, MappedFile::open(file.path, reading));
   return std::make_shared<const MappedFile>(std::move(mapped));
 }
 

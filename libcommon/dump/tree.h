@@ -46,7 +46,9 @@ struct DumpFile {
 };
 
 // The bytes of a walked file: mapped, or what the walk read from standard input.
-Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file);
+// Reading::Whole when every byte will be read (see MappedFile::open).
+Expected<std::shared_ptr<const MappedFile>> open_dump_file(const DumpFile& file,
+                                                           Reading reading = Reading::Parts);
 
 struct DumpDirectory {
   std::filesystem::path path;

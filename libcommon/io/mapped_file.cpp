@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace msdt {
 
@@ -31,9 +33,45 @@ Expected<size_t> read_fully(int fd, std::byte* into, size_t size) {
   return done;
 }
 
+// Buffers of files read whole, kept by each thread for its next file (at most two: a check may
+// hold a tensor and its previous value at once).
+struct BufferPool {
+  std::vector<std::pair<std::byte*, uint64_t>> free;
+  ~BufferPool() {
+    for (auto& [buffer, capacity] : free) std::free(buffer);
+  }
+};
+thread_local BufferPool t_pool;
+
+std::pair<std::byte*, uint64_t> take_buffer(uint64_t size) {
+  for (size_t i = 0; i < t_pool.free.size(); ++i) {
+    if (t_pool.free[i].second >= size) {
+      auto buffer = t_pool.free[i];
+      t_pool.free.erase(t_pool.free.begin() + static_cast<std::ptrdiff_t>(i));
+      return buffer;
+    }
+  }
+  uint64_t capacity = std::max<uint64_t>(size, uint64_t{1} << 20);
+  return {static_cast<std::byte*>(std::malloc(capacity)), capacity};
+}
+
+void give_buffer(std::byte* buffer, uint64_t capacity) {
+  std::pair<std::byte*, uint64_t> returned{buffer, capacity};
+  if (t_pool.free.size() < 2) {
+    t_pool.free.push_back(returned);
+    return;
+  }
+  // Keep the two largest.
+  auto smallest =
+      std::min_element(t_pool.free.begin(), t_pool.free.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (smallest->second < capacity) std::swap(*smallest, returned);
+  std::free(returned.first);
+}
+
 }  // namespace
 
-Expected<MappedFile> MappedFile::map_descriptor(int fd) {
+Expected<MappedFile> MappedFile::map_descriptor(int fd, Reading reading) {
   MappedFile file;
   file.fd_ = fd;  // closed by `file` whatever happens below
   struct stat st {};
@@ -42,6 +80,27 @@ Expected<MappedFile> MappedFile::map_descriptor(int fd) {
     return Error{S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"};
   file.size_ = static_cast<uint64_t>(st.st_size);
   if (file.size_ == 0) return file;
+  if (reading == Reading::Whole && file.size_ <= kReadLimit) {
+    auto [buffer, capacity] = take_buffer(file.size_);
+    if (!buffer) return Error{"cannot read: out of memory"};
+    uint64_t done = 0;
+    while (done < file.size_) {
+      ssize_t n = ::pread(fd, buffer + done, file.size_ - done, static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int error = n < 0 ? errno : 0;
+        give_buffer(buffer, capacity);
+        return Error{
+            error ? fmt::format("cannot read: {}", std::strerror(error))
+                  : fmt::format("cannot read: the file ended at byte {} of {}", done, file.size_)};
+      }
+      done += static_cast<uint64_t>(n);
+    }
+    file.owned_ = buffer;
+    file.pooled_ = capacity;
+    file.data_ = buffer;
+    return file;
+  }
   void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno))};
   // Tensor files are read front to back once; tell the kernel to read ahead aggressively. Small
@@ -52,12 +111,12 @@ Expected<MappedFile> MappedFile::map_descriptor(int fd) {
   return file;
 }
 
-Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+Expected<MappedFile> MappedFile::open(const std::filesystem::path& path, Reading reading) {
   // O_NONBLOCK: a FIFO put in place of a file must not hang the tool; for a regular file the
   // flag changes nothing.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error{fmt::format("cannot open: {}", std::strerror(errno))};
-  return map_descriptor(fd);
+  return map_descriptor(fd, reading);
 }
 
 Expected<MappedFile> MappedFile::read_stdin(uint64_t limit,
@@ -135,6 +194,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     mapped_ = std::exchange(other.mapped_, false);
     owned_ = std::exchange(other.owned_, nullptr);
+    pooled_ = std::exchange(other.pooled_, 0);
   }
   return *this;
 }
@@ -144,7 +204,11 @@ MappedFile::~MappedFile() { release(); }
 void MappedFile::release() {
   if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);
-  std::free(owned_);
+  if (pooled_ != 0)
+    give_buffer(owned_, pooled_);
+  else
+    std::free(owned_);
+  pooled_ = 0;
   data_ = nullptr;
   owned_ = nullptr;
   mapped_ = false;

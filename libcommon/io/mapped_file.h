@@ -9,11 +9,21 @@
 
 namespace msdt {
 
+// How a caller will read a file: a few parts of it (headers, a listing), or every byte once
+// (statistics, checks).
+enum class Reading { Parts, Whole };
+
 class MappedFile {
  public:
   // Regular files only; an empty file maps to an empty span. "-" is not special here. Never
   // blocks on a FIFO: it is opened non-blocking and refused as not a regular file.
-  static Expected<MappedFile> open(const std::filesystem::path& path);
+  // Reading::Whole reads a file of at most kReadLimit bytes into a buffer that the thread reuses
+  // instead of mapping it: with several workers, mapping and unmapping thousands of files makes
+  // the threads wait on each other (the process's mmap lock, and the TLB shootdowns of munmap),
+  // which costs more than the copy. Larger files are mapped either way.
+  static Expected<MappedFile> open(const std::filesystem::path& path,
+                                   Reading reading = Reading::Parts);
+  static constexpr uint64_t kReadLimit = uint64_t{8} << 20;  // 8 MiB
 
   // How much of standard input read_stdin keeps in memory at most.
   static constexpr uint64_t kStdinLimit = uint64_t{4} << 30;  // 4 GiB
@@ -41,14 +51,15 @@ class MappedFile {
  private:
   MappedFile() = default;
   // Maps the file open on `fd`, which the result owns (closed on error too).
-  static Expected<MappedFile> map_descriptor(int fd);
+  static Expected<MappedFile> map_descriptor(int fd, Reading reading = Reading::Parts);
   void release();
 
   const std::byte* data_ = nullptr;
   uint64_t size_ = 0;
   int fd_ = -1;
   bool mapped_ = false;
-  std::byte* owned_ = nullptr;  // stdin contents
+  std::byte* owned_ = nullptr;  // stdin contents, or a file read whole
+  uint64_t pooled_ = 0;         // capacity of owned_ when it belongs to the thread's pool
 };
 
 }  // namespace msdt

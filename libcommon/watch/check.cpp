@@ -388,7 +388,7 @@ class Checker {
         fmt::format("iteration {} has no {} {}{}", place.iteration, node, tensor.io,
                     tensor.slot ? fmt::format(" {}", *tensor.slot) : "");
     if (!file) return;
-    auto mapped = dump::open_dump_file(*file);
+    auto mapped = dump::open_dump_file(*file, Reading::Whole);
     if (!mapped) {
       problems.error(file->display, mapped.error());
       return;
@@ -590,7 +590,7 @@ class Checker {
             rows.push_back(std::move(r));
           }
         },
-        diagnostics_);
+        diagnostics_, Reading::Whole);
 
     // statistic.csv rows for the tensors that have no file of their own (§ Statistics-only dumps).
     for (const DumpFile* f : statistics) {

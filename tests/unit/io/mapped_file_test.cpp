@@ -146,5 +146,46 @@ TEST(MappedFile, FifoIsRefusedWithoutBlocking) {
   EXPECT_EQ(file.error().describe(), "not a regular file");
 }
 
+// Reading::Whole reads small files into buffers the thread reuses: every file still reads back
+// exactly, whatever the order of sizes (a buffer reused for a smaller file, two held at once,
+// a third that makes the pool give one back), and files above the limit are mapped as before.
+TEST(MappedFile, WholeReadingGivesTheBytesOfEveryFile) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("msdt_mapped_file_whole_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, size_t size, char seed) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(seed + static_cast<char>(i * 7));
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return bytes;
+  };
+  auto as_string = [](const MappedFile& f) {
+    return std::string(reinterpret_cast<const char*>(f.bytes().data()), f.bytes().size());
+  };
+  const std::string big = write("big", (3u << 20) + 5, 'a');
+  const std::string small = write("small", 100, 'b');
+  const std::string empty = write("empty", 0, 'c');
+  const std::string large = write("large", MappedFile::kReadLimit + 1, 'd');
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& [name, expected] : {std::pair{"big", &big}, std::pair{"small", &small},
+                                         std::pair{"empty", &empty}, std::pair{"large", &large}}) {
+      auto file = MappedFile::open(dir / name, Reading::Whole);
+      ASSERT_TRUE(file) << name << ": " << file.error().describe();
+      EXPECT_EQ(as_string(*file), *expected) << name;
+    }
+    // Three alive at once: the pool hands out two buffers and allocates a third.
+    auto a = MappedFile::open(dir / "big", Reading::Whole);
+    auto b = MappedFile::open(dir / "small", Reading::Whole);
+    auto c = MappedFile::open(dir / "big", Reading::Whole);
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(as_string(*a), big);
+    EXPECT_EQ(as_string(*b), small);
+    EXPECT_EQ(as_string(*c), big);
+    MappedFile moved = std::move(*a);
+    EXPECT_EQ(as_string(moved), big);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace msdt
