@@ -126,8 +126,8 @@ void BM_CountInRange(benchmark::State& state, msdt::DType dtype) {
   static const auto f32 = random_bytes<float>(kBytes / 4, 1.0f);
   static const auto f16 = random_bytes<uint16_t>(kBytes / 2, 1000);
   const auto& bytes = dtype == msdt::DType::Float32 ? f32 : f16;
-  msdt::TensorView view{dtype, {bytes.size() * 8 / msdt::dtype_bits(dtype)},
-                        msdt::Bytes(bytes.data(), bytes.size())};
+  msdt::TensorView view{
+      dtype, {bytes.size() * 8 / msdt::dtype_bits(dtype)}, msdt::Bytes(bytes.data(), bytes.size())};
   const std::pair<double, double> range{-0.5, 0.5};
   for (auto _ : state) benchmark::DoNotOptimize(msdt::count_in_ranges(view, {&range, 1}));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
@@ -139,10 +139,10 @@ BENCHMARK_CAPTURE(BM_CountInRange, float16, msdt::DType::Float16)->Unit(benchmar
 void BM_ChangeStats(benchmark::State& state) {
   static const auto current = random_bytes<float>(kBytes / 4, 1.0f);
   static const auto previous = random_bytes<float>(kBytes / 4, 1.1f);
-  msdt::TensorView cur{msdt::DType::Float32, {current.size() / 4},
-                       msdt::Bytes(current.data(), current.size())};
-  msdt::TensorView prev{msdt::DType::Float32, {previous.size() / 4},
-                        msdt::Bytes(previous.data(), previous.size())};
+  msdt::TensorView cur{
+      msdt::DType::Float32, {current.size() / 4}, msdt::Bytes(current.data(), current.size())};
+  msdt::TensorView prev{
+      msdt::DType::Float32, {previous.size() / 4}, msdt::Bytes(previous.data(), previous.size())};
   const std::pair<double, double> tolerance{1e-5, 1e-8};
   for (auto _ : state) benchmark::DoNotOptimize(msdt::change_stats(cur, prev, {&tolerance, 1}));
   // Bytes of the current tensor (the previous one is read too).
