@@ -24,39 +24,10 @@
 # outside the timings, so no run pays for the write-back of another.
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
-
-die() {
-    echo "compare_commands: $*" >&2
-    exit 2
-}
-
-build=${1:-}
-if [[ -z $build ]]; then
-    for candidate in build/release build-release; do
-        if [[ -d $candidate ]]; then
-            build=$candidate
-            break
-        fi
-    done
-    [[ -n $build ]] || die "no build directory given and neither build/release nor build-release exists (run scripts/demo first)"
-fi
-[[ -d $build ]] || die "build directory '$build' does not exist"
-build=$(cd "$build" && pwd)
-
-# The tools live in tools/ or tools/<name>/ depending on the CMake layout; mkfixture in tests/.
-find_program_in_build() {
-    local name=$1 path
-    for path in "$build/tools/$name" "$build/tools/$name/$name" "$build/tests/mkfixture/$name" \
-        "$build/$name"; do
-        if [[ -f $path && -x $path ]]; then
-            echo "$path"
-            return
-        fi
-    done
-    find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
-}
+bench_name=compare_commands
+# shellcheck source=bench/common.sh
+source "$(dirname "$0")/common.sh"
+bench_build "${1:-}"
 
 dump_convert=$(find_program_in_build dump-convert)
 dump_parse=$(find_program_in_build dump-parse)
@@ -64,9 +35,6 @@ mkfixture=$(find_program_in_build mkfixture)
 [[ -n $dump_convert ]] || die "dump-convert is not built in $build"
 [[ -n $dump_parse ]] || die "dump-parse is not built in $build"
 [[ -n $mkfixture ]] || die "mkfixture is not built in $build"
-[[ -x /usr/bin/time ]] || die "GNU time is needed for the timings and peak memory: apt-get install time"
-python=/usr/bin/python3
-"$python" -c 'import numpy' 2>/dev/null || die "$python has no NumPy: apt-get install python3-numpy"
 
 tensors=${BENCH_TENSORS:-10000}
 bytes=${BENCH_BYTES:-2000000000}
@@ -74,14 +42,7 @@ small_bytes=${BENCH_SMALL_BYTES:-500000000}
 small_tensors=$((tensors * small_bytes / bytes))
 cores=$(nproc)
 
-tmp_root=${BENCH_TMPDIR:-${TMPDIR:-/tmp}}
-work=$(mktemp -d "$tmp_root/msdt-bench.XXXXXX")
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failed=0
-log() { printf '%s\n' "$*" >&2; }
+bench_workdir msdt-bench
 
 # generate OUT TENSORS BYTES: the tree comes from the fixture writer, like every test input
 # (tests/mkfixture/README.md, "Generated trees": format G .npy, format A .bin and format D DumpData
@@ -97,22 +58,6 @@ generate() {
 
 warm_cache() {
     find "$1" -type f -exec cat {} + >/dev/null
-}
-
-# run NAME COMMAND...: times one run into the globals wall, cpu and rss_mb.
-run() {
-    local name=$1
-    shift
-    sync
-    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-        log "error: '$*' failed:"
-        head -n 5 "$work/$name.err" >&2
-        failed=1
-    fi
-    local user sys kb
-    read -r wall user sys kb < <(tail -n 1 "$work/time")
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-    rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
 }
 
 # float32 payload bytes as dump-parse itself sees them.

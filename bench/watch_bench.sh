@@ -19,46 +19,15 @@
 # times in turn ("warm": the fastest counts; the peak RSS is the largest seen).
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
-
-die() {
-    echo "watch_bench: $*" >&2
-    exit 2
-}
-
-build=${1:-}
-if [[ -z $build ]]; then
-    for candidate in build/release build-release; do
-        if [[ -d $candidate ]]; then
-            build=$candidate
-            break
-        fi
-    done
-    [[ -n $build ]] || die "no build directory given and neither build/release nor build-release exists (run scripts/demo first)"
-fi
-[[ -d $build ]] || die "build directory '$build' does not exist"
-build=$(cd "$build" && pwd)
-
-find_program_in_build() {
-    local name=$1 path
-    for path in "$build/tools/$name" "$build/tools/$name/$name" "$build/tests/mkfixture/$name" \
-        "$build/$name"; do
-        if [[ -f $path && -x $path ]]; then
-            echo "$path"
-            return
-        fi
-    done
-    find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
-}
+bench_name=watch_bench
+# shellcheck source=bench/common.sh
+source "$(dirname "$0")/common.sh"
+bench_build "${1:-}"
 
 watch_check=$(find_program_in_build watch-check)
 mkfixture=$(find_program_in_build mkfixture)
 [[ -n $watch_check ]] || die "watch-check is not built in $build"
 [[ -n $mkfixture ]] || die "mkfixture is not built in $build"
-[[ -x /usr/bin/time ]] || die "GNU time is needed for the timings and peak memory: apt-get install time"
-python=/usr/bin/python3
-"$python" -c 'import numpy' 2>/dev/null || die "$python has no NumPy: apt-get install python3-numpy"
 
 tensors=${BENCH_TENSORS:-6000}
 bytes=${BENCH_BYTES:-2000000000}
@@ -68,14 +37,9 @@ small_tensors=$((tensors * small_bytes / bytes))
 warm_runs=${BENCH_WARM_RUNS:-2}
 cores=$(nproc)
 
-tmp_root=${BENCH_TMPDIR:-${TMPDIR:-/tmp}}
-work=$(mktemp -d "$tmp_root/msdt-watch-bench.XXXXXX")
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failed=0
-log() { printf '%s\n' "$*" >&2; }
+bench_workdir msdt-watch-bench
+# watch-check exits 1 when something hit: that is its answer, not a failure.
+accepts_status() { [[ $1 == watch* && $2 == 1 ]]; }
 
 # generate OUT TENSORS BYTES: float32 .npy (format G), the same tensors in every iteration, and
 # the graph history that the change conditions need (tests/mkfixture/README.md).
@@ -92,24 +56,6 @@ warm_cache() { find "$1" -type f -exec cat {} + >/dev/null; }
 
 # run NAME COMMAND...: times one run into the globals wall, cpu and rss_mb; stdout goes to
 # $work/NAME.out.
-run() {
-    local name=$1
-    shift
-    sync
-    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-        # watch-check exits 1 when something hit: that is its answer, not a failure.
-        if [[ $name != watch* ]] || [[ $(tail -n 2 "$work/time" | head -n 1) != *"non-zero status 1"* ]]; then
-            log "error: '$*' failed:"
-            head -n 5 "$work/$name.err" >&2
-            failed=1
-        fi
-    fi
-    local user sys kb
-    read -r wall user sys kb < <(tail -n 1 "$work/time")
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-    rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
-}
-
 # Hits and check errors, "hits N errors M", from watch-check's JSON Lines.
 count_json() {
     "$python" -c '

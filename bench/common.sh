@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# What the whole-command benchmarks share (sourced by compare_commands.sh and watch_bench.sh):
+# finding the build and the programs in it, the tools every run needs, a temporary work
+# directory removed on exit, and timing one command with GNU time. Set bench_name before sourcing.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+die() {
+    echo "$bench_name: $*" >&2
+    exit 2
+}
+log() { printf '%s\n' "$*" >&2; }
+
+# bench_build [BUILD_DIR]: sets `build` to the absolute build directory (default build/release,
+# else build-release).
+bench_build() {
+    build=${1:-}
+    if [[ -z $build ]]; then
+        for candidate in build/release build-release; do
+            if [[ -d $candidate ]]; then
+                build=$candidate
+                break
+            fi
+        done
+        [[ -n $build ]] || die "no build directory given and neither build/release nor build-release exists (run scripts/demo first)"
+    fi
+    [[ -d $build ]] || die "build directory '$build' does not exist"
+    build=$(cd "$build" && pwd)
+    [[ -x /usr/bin/time ]] || die "GNU time is needed for the timings and peak memory: apt-get install time"
+    python=/usr/bin/python3
+    "$python" -c 'import numpy' 2>/dev/null || die "$python has no NumPy: apt-get install python3-numpy"
+}
+
+# The tools live in tools/ or tools/<name>/ depending on the CMake layout; mkfixture in tests/.
+find_program_in_build() {
+    local name=$1 path
+    for path in "$build/tools/$name" "$build/tools/$name/$name" "$build/tests/mkfixture/$name" \
+        "$build/$name"; do
+        if [[ -f $path && -x $path ]]; then
+            echo "$path"
+            return
+        fi
+    done
+    find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
+}
+
+# bench_workdir PREFIX: a fresh `work` directory under BENCH_TMPDIR (or TMPDIR, or /tmp), removed
+# on exit and on interruption.
+bench_workdir() {
+    local tmp_root=${BENCH_TMPDIR:-${TMPDIR:-/tmp}}
+    work=$(mktemp -d "$tmp_root/$1.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    trap 'exit 130' INT TERM
+}
+
+failed=0
+# accepts_status NAME STATUS: whether a non-zero exit status of run NAME is an answer rather than a
+# failure (a caller may redefine it; watch-check exits 1 when something hit).
+accepts_status() { return 1; }
+
+# run NAME COMMAND...: times one run into the globals wall, cpu (user + system) and rss_mb; its
+# output goes to $work/NAME.out and .err. A failure sets failed=1.
+run() {
+    local name=$1 status=0
+    shift
+    sync
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+        status=$?
+    if ((status != 0)) && ! accepts_status "$name" "$status"; then
+        log "error: '$*' failed:"
+        head -n 5 "$work/$name.err" >&2
+        failed=1
+    fi
+    local user sys kb
+    read -r wall user sys kb < <(tail -n 1 "$work/time")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
+}
