@@ -11,6 +11,7 @@
 
 #include "io/error.h"
 #include "tensor/dtype.h"
+#include "tensor/stats.h"
 
 namespace msdt {
 
@@ -36,5 +37,23 @@ struct ChangeStats {
 };
 Expected<ChangeStats> change_stats(const TensorView& current, const TensorView& previous,
                                    std::span<const std::pair<double, double>> tolerances);
+
+// Everything a check needs of one tensor in one pass: the statistics (compute_stats's own, bit for
+// bit: the same chunks of kStatsChunk elements on up to `jobs` workers) and, block by block in the
+// same pass while each block is in cache, the range counts and the comparison with a previous
+// value of the same element count.
+struct PassRequest {
+  std::span<const std::pair<double, double>> ranges;
+  const TensorView* previous = nullptr;
+  std::span<const std::pair<double, double>> tolerances;  // for the previous value
+};
+struct TensorPass {
+  TensorStats stats;
+  std::vector<uint64_t> range_counts;  // per request range (zeros when they could not be taken)
+  std::optional<ChangeStats> change;   // with a previous value of the same count
+  std::optional<Error> change_error;   // a previous value of another count, or not numbers
+  std::optional<Error> extras_error;   // elements the shape promises but the bytes lack
+};
+TensorPass one_pass(const TensorView& tensor, unsigned jobs, const PassRequest& request);
 
 }  // namespace msdt

@@ -19,7 +19,7 @@ using stats_detail::load;
 
 namespace {
 
-constexpr uint64_t kChunk = uint64_t{1} << 20;  // elements; a multiple of kBlock and of 8
+constexpr uint64_t kChunk = kStatsChunk;
 
 void scalar_half(const std::byte* p, size_t n, float* out) {
   for (size_t i = 0; i < n; ++i) out[i] = half_to_float(load<uint16_t>(p, i));

@@ -80,8 +80,13 @@ class StatsAccumulator {
   long double sum_ = 0, sum_err_ = 0, abs_sum_ = 0, sq_sum_ = 0, m2_ = 0;
 };
 
+// The chunk compute_stats cuts a tensor into, whatever `jobs`, so that the result does not depend
+// on the worker count (elements; a multiple of the kernel's block and of 8).
+inline constexpr uint64_t kStatsChunk = uint64_t{1} << 20;
+
 // Reads each element once; bounded memory whatever the tensor size. The tensor is cut into
-// chunks of 2^20 elements whatever `jobs`, so the result does not depend on the worker count.
+// chunks of kStatsChunk elements whatever `jobs`, so the result does not depend on the worker
+// count.
 TensorStats compute_stats(const TensorView& tensor);
 TensorStats compute_stats(const TensorView& tensor, unsigned jobs,
                           StatsPath path = best_stats_path());

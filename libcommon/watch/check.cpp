@@ -15,6 +15,7 @@
 #include "dump/side_files.h"
 #include "dump/tree.h"
 #include "io/mapped_file.h"
+#include "tensor/element_values.h"
 #include "tensor/stats.h"
 
 namespace msdt::watch {
@@ -365,14 +366,19 @@ class Checker {
     return p;
   }
 
-  // Finds the previous value of a tensor and compares it with the current one.
-  void compare_previous(const PreviousPlace& place, const std::string& node,
-                        const std::string& file_level_node, const DumpTensor& tensor,
-                        const Needs& needs, TensorFacts& facts,
-                        dump::DeferredDiagnostics& problems) {
+  // The previous iteration's value of a tensor, kept readable while it is compared.
+  struct PreviousValue {
+    std::shared_ptr<const MappedFile> bytes;
+    std::optional<TensorView> view;
+  };
+
+  // Finds the previous value of a tensor; says in `facts` why there is none.
+  PreviousValue find_previous(const PreviousPlace& place, const std::string& node,
+                              const std::string& file_level_node, const DumpTensor& tensor,
+                              TensorFacts& facts, dump::DeferredDiagnostics& problems) {
     facts.previous = place.state;
     facts.previous_reason = place.reason;
-    if (place.state != Previous::Present) return;
+    if (place.state != Previous::Present) return {};
     const DumpFile* file = nullptr;
     auto it = place.dir->by_tensor.find(tensor_key(file_level_node, tensor.io, tensor.slot));
     if (it != place.dir->by_tensor.end()) file = it->second;
@@ -387,31 +393,26 @@ class Checker {
     facts.previous_reason =
         fmt::format("iteration {} has no {} {}{}", place.iteration, node, tensor.io,
                     tensor.slot ? fmt::format(" {}", *tensor.slot) : "");
-    if (!file) return;
+    if (!file) return {};
     auto mapped = dump::open_dump_file(*file, Reading::Whole);
     if (!mapped) {
       problems.error(file->display, mapped.error());
-      return;
+      return {};
     }
-    std::optional<TensorView> previous;
-    auto status = dump::read_dump_file(*file, (*mapped)->bytes(), [&](const DumpTensor& t) {
-      if (!previous && t.view && t.io == tensor.io && t.slot == tensor.slot) previous = t.view;
+    PreviousValue value;
+    value.bytes = *mapped;
+    auto status = dump::read_dump_file(*file, value.bytes->bytes(), [&](const DumpTensor& t) {
+      if (!value.view && t.view && t.io == tensor.io && t.slot == tensor.slot) value.view = t.view;
     });
     if (status) {
       problems.error(file->display, *status);
-      return;
+      return {};
     }
-    if (!previous) return;
-    auto change = change_stats(*tensor.view, *previous, needs.tolerances);
-    if (!change) {
-      facts.previous = Previous::SizeDiffers;
-      facts.previous_reason =
-          fmt::format("iteration {}: {}", place.iteration, change.error().message);
-      return;
+    if (value.view) {
+      facts.previous = Previous::Present;
+      facts.previous_reason.clear();
     }
-    facts.previous = Previous::Present;
-    facts.previous_reason.clear();
-    facts.change = std::move(*change);
+    return value;
   }
 
   std::optional<Row> check_tensor(const TensorDir& t, const std::vector<const Watchpoint*>& wps,
@@ -467,18 +468,29 @@ class Checker {
       facts.no_value_reason =
           fmt::format("{} elements are not checked", dtype_name(tensor.view->dtype));
     } else {
-      TensorStats stats = compute_stats(*tensor.view, stats_jobs);
-      if (stats.count == 0) {
+      // One pass over the elements: statistics, range counts and the previous value together.
+      PreviousValue before;
+      if (needs.previous)
+        before = find_previous(previous, node, file_node(file), tensor, facts, problems);
+      PassRequest request;
+      request.ranges = needs.ranges;
+      request.previous = before.view ? &*before.view : nullptr;
+      request.tolerances = needs.tolerances;
+      TensorPass pass = one_pass(*tensor.view, stats_jobs, request);
+      if (pass.stats.count == 0) {
         facts.has_value = false;
         facts.no_value_reason = "the tensor is empty";
       } else {
-        facts_from_stats(stats, facts);
-        if (!needs.ranges.empty()) {
-          auto counts = count_in_ranges(*tensor.view, needs.ranges);
-          if (counts) facts.range_counts = std::move(*counts);
+        facts_from_stats(pass.stats, facts);
+        facts.range_counts = std::move(pass.range_counts);
+        if (pass.change) {
+          facts.change = std::move(pass.change);
+        } else if (pass.change_error) {
+          facts.previous = Previous::SizeDiffers;
+          facts.previous_reason =
+              fmt::format("iteration {}: {}", previous.iteration, pass.change_error->message);
         }
-        if (needs.previous)
-          compare_previous(previous, node, file_node(file), tensor, needs, facts, problems);
+        if (pass.extras_error) problems.error(file.display, *pass.extras_error);
       }
     }
     facts.overflow = tensor.task_id && tensor.stream_id &&

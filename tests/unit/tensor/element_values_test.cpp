@@ -380,5 +380,62 @@ TEST(ChangeStats, ManyElementsAcrossChunksAndDtypes) {
   EXPECT_EQ(s->all_close, (std::vector<bool>{false})) << "prev 0 with atol 0 leaves no room";
 }
 
+// one_pass gives compute_stats's statistics bit for bit and the separate passes' range counts and
+// change statistics, for any worker count, over a tensor of several 2^20-element chunks with a
+// tail.
+TEST(OnePass, MatchesTheSeparatePassesForAnyWorkerCount) {
+  const size_t n = 2 * (size_t{1} << 20) + 12345;
+  std::vector<float> cur(n), prev(n);
+  for (size_t i = 0; i < n; ++i) {
+    cur[i] = static_cast<float>(std::sin(static_cast<double>(i) * 0.001) * 3.0);
+    prev[i] = static_cast<float>(std::cos(static_cast<double>(i) * 0.002) * 2.0);
+  }
+  cur[7] = -0.0f;
+  prev[99] = 1e30f;
+  auto c = tensor_of(DType::Float32, cur);
+  auto p = tensor_of(DType::Float32, prev);
+  const std::vector<std::pair<double, double>> ranges{{-0.5, 0.5}, {1.0, 1.0}, {-10, 2.5}};
+  const std::vector<std::pair<double, double>> tolerances{{1e-5, 1e-8}, {10.0, 10.0}};
+  TensorStats stats = compute_stats(c.view, 1);
+  auto counts = count_in_ranges(c.view, ranges);
+  auto change = change_stats(c.view, p.view, tolerances);
+  ASSERT_TRUE(counts && change);
+  for (unsigned jobs : {1u, 2u, 3u, 8u}) {
+    PassRequest request;
+    request.ranges = ranges;
+    request.previous = &p.view;
+    request.tolerances = tolerances;
+    TensorPass pass = one_pass(c.view, jobs, request);
+    EXPECT_FALSE(pass.change_error);
+    EXPECT_FALSE(pass.extras_error);
+    EXPECT_EQ(pass.stats.count, stats.count);
+    EXPECT_EQ(pass.stats.nan, stats.nan);
+    EXPECT_EQ(pass.stats.zero, stats.zero);
+    EXPECT_EQ(pass.stats.min, stats.min);
+    EXPECT_EQ(pass.stats.max, stats.max);
+    EXPECT_EQ(pass.stats.mean, stats.mean) << "bit for bit, jobs " << jobs;
+    EXPECT_EQ(pass.stats.std, stats.std) << "bit for bit, jobs " << jobs;
+    EXPECT_EQ(pass.stats.abs_mean, stats.abs_mean);
+    EXPECT_EQ(pass.range_counts, *counts);
+    ASSERT_TRUE(pass.change);
+    // The chunk sums merge in another grouping than one sweep: equal to the last bits.
+    EXPECT_NEAR(pass.change->mean_abs_diff, change->mean_abs_diff,
+                std::abs(change->mean_abs_diff) * 1e-14);
+    EXPECT_NEAR(pass.change->mean_abs_prev, change->mean_abs_prev,
+                std::abs(change->mean_abs_prev) * 1e-14);
+    EXPECT_EQ(pass.change->all_close, change->all_close);
+  }
+  // A previous value of another size is an error of the comparison only.
+  auto shorter = tensor_of(DType::Float32, std::vector<float>(10, 1.0f));
+  PassRequest request;
+  request.ranges = ranges;
+  request.previous = &shorter.view;
+  TensorPass pass = one_pass(c.view, 2, request);
+  ASSERT_TRUE(pass.change_error);
+  EXPECT_FALSE(pass.change);
+  EXPECT_EQ(pass.range_counts, *counts);
+  EXPECT_EQ(pass.stats.mean, stats.mean);
+}
+
 }  // namespace
 }  // namespace msdt
