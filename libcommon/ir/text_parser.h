@@ -1,0 +1,31 @@
+// The `.ir` text dumps of MindSpore 1.1 to 2.6 (spec ir.md §2-§7): every header style (A, B, C,
+// RDR and sort-mode order), parameters, subgraphs, node head lines with their operator, operands
+// and attribute blocks (matched by bracket counting, never by regular expression), and the
+// continuation lines (types, device formats, scope, source lines). Line-oriented and tolerant:
+// what the model has no place for is kept as comments, a line it cannot read is an error with its
+// line and column.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/error.h"
+#include "ir/graph.h"
+
+namespace msdt::ir {
+
+// Whether the text is a graph dump; when it is not, `why` says what it looks like instead
+// ("a memory-planner dump (somas)", "a task or stream dump", "not MindSpore IR text").
+bool looks_like_graph_text(std::string_view text, std::string& why);
+
+Expected<Module> parse_ir_text(std::string_view text);
+
+// Splits at top-level commas: brackets () [] {} <> nest and "..." strings are kept whole; blanks
+// around items are trimmed. "a, (b, c), <T[x], (1, 2)>" -> {"a", "(b, c)", "<T[x], (1, 2)>"}.
+std::vector<std::string> split_top_level(std::string_view text);
+
+// The index just past the bracket that closes the one at `open`, or npos when it is not closed.
+size_t matching_bracket(std::string_view text, size_t open);
+
+}  // namespace msdt::ir
