@@ -293,9 +293,13 @@ void write_node(Writer& w, const Node& n, std::vector<GraphNode>& done, int64_t&
     std::string entry = "@" + graph + ":" + g.name + "{[0]: ";
     if (g.op.starts_with("call @"))
       entry += "ValueNode<FuncGraph> " + g.op.substr(6);
-    else if (g.op.starts_with("%") || g.op.starts_with("$"))
-      entry += g.op;
-    else
+    else if (g.op.starts_with("%") || g.op.starts_with("$")) {
+      // A call through a local closure names the closure's node.
+      std::string callee = g.op.substr(0, g.op.find('['));
+      for (const auto& d : done)
+        if (!d.is_return && "%" + std::to_string(d.id) == callee) callee = d.name;
+      entry += callee;
+    } else
       entry += "ValueNode<Primitive> " + g.op;
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       std::string in = g.inputs[i];
