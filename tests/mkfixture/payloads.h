@@ -20,4 +20,7 @@ std::vector<std::byte> build_overflow_file(const Node& overflow);
 // The payload alone (dump spec §5.8), old 2048-byte or new 0x5A5A5A5A layout.
 std::vector<std::byte> build_overflow_payload(const Node& overflow);
 
+// "ir": a MindSpore graph text dump (.ir) in one version's style (ir spec §2-§5).
+std::vector<std::byte> build_ir(const Node& ir);
+
 }  // namespace msdt::fixture

@@ -97,8 +97,8 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw", "ascend",  "overflow", "text",   "lines",      "json",
-    "hex", "dir", "symlink", "fifo",     "socket", "count_lines"};
+    "npy", "raw", "ascend",  "overflow", "text",   "lines",       "json",
+    "hex", "dir", "symlink", "fifo",     "socket", "count_lines", "ir"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -120,7 +120,7 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   if (content_key == nullptr && !empty)
     entry.fail(
         "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
-        "fifo, socket, count_lines, empty)");
+        "fifo, socket, count_lines, ir, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -149,6 +149,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       bytes = build_ascend(entry.at("ascend"));
     else if (key == "overflow")
       bytes = build_overflow_file(entry.at("overflow"));
+    else if (key == "ir")
+      bytes = build_ir(entry.at("ir"));
     else if (key == "text")
       bytes = text_bytes(entry.at("text").string());
     else if (key == "lines") {
@@ -220,7 +222,7 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 const std::initializer_list<std::string_view> kEntryKeys = {
     "path",  "npy",   "raw",  "ascend",  "overflow",    "text",       "lines",
     "json",  "hex",   "dir",  "symlink", "truncate_at", "append_hex", "mode",
-    "mtime", "empty", "fifo", "socket",  "count_lines"};
+    "mtime", "empty", "fifo", "socket",  "count_lines", "ir"};
 
 }  // namespace
 
