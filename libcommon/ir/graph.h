@@ -42,6 +42,7 @@ struct Input {
   std::optional<uint32_t> node;  // Node
   std::string graph;             // FreeNode, Graph
   std::string target;            // FreeNode: the node or parameter name in `graph`; Parameter: id
+  bool control = false;          // a control edge (graph protobuf CONTROL_EDGE), not data
 };
 
 struct Node {
@@ -75,12 +76,14 @@ struct Graph {
   std::vector<std::string> params;  // "%para1_x" ... as written in the header
   std::vector<std::pair<std::string, std::string>> attrs;  // "subgraph attr:" lines
   std::string location;                                    // "# In file ..." before the graph (2.x)
+  // Named constants the nodes refer to (graph protobuf const_vals: "cst12" -> "I64(3)").
+  std::vector<std::pair<std::string, std::string>> constants;
   std::vector<Node> nodes;
   uint64_t line = 0;
 };
 
 // What kind of writer produced the file (spec §2).
-enum class Style : uint8_t { A, B, C, Rdr, SortMode };
+enum class Style : uint8_t { A, B, C, Rdr, SortMode, Protobuf };
 std::string_view style_name(Style style);  // "A (1.x)", "B (2.0-2.2)", ...
 
 struct Module {

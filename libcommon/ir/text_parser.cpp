@@ -22,6 +22,8 @@ std::string_view style_name(Style style) {
       return "RDR";
     case Style::SortMode:
       return "sort mode";
+    case Style::Protobuf:
+      return "graph protobuf";
   }
   return "";
 }
