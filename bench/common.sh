@@ -77,3 +77,36 @@ run() {
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
 }
+
+# Reads a tree once, so that every contender starts from the same page cache.
+warm_cache() { find "$1" -type f -exec cat {} + >/dev/null; }
+
+# keep_fastest NAME: after a warm run of NAME, keeps the fastest wall time (with its CPU time) in
+# warm_wall and warm_cpu. keep_peak NAME: keeps the largest peak RSS seen in warm_rss, so that a
+# lucky run cannot hide growth. The caller declares the associative arrays.
+keep_fastest() {
+    if [[ -z ${warm_wall[$1]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$1]}" 'BEGIN { exit !(a < b) }'; then
+        warm_wall[$1]=$wall
+        warm_cpu[$1]=$cpu
+    fi
+}
+keep_peak() {
+    if [[ -z ${warm_rss[$1]:-} ]] || ((rss_mb > warm_rss[$1])); then
+        warm_rss[$1]=$rss_mb
+    fi
+}
+
+# --- the report's spellings ---
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { # value op target
+    awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
+        if (v == "n/a") { print "n/a"; exit }
+        ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0); print ok ? "PASS" : "MISS" }'
+}
+# Peak RSS is flat when the big tree needs at most 25 % more, or at most one largest tensor
+# (64 MiB: a mapped file's pages count in RSS while it is read) more, than the small one.
+flat() {
+    awk -v s="$1" -v b="$2" 'BEGIN { if (s == "" || s == "n/a" || b == "") { print "n/a"; exit }
+        print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
+}
+gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }

@@ -56,10 +56,6 @@ generate() {
         die "mkfixture cannot generate the tree: $(head -n 1 "$work/generate.log")"
 }
 
-warm_cache() {
-    find "$1" -type f -exec cat {} + >/dev/null
-}
-
 # float32 payload bytes as dump-parse itself sees them.
 float32_bytes() {
     "$dump_parse" --json --dtype float32 "$1" 2>/dev/null |
@@ -130,14 +126,8 @@ for ((round = 0; round <= warm_runs; round++)); do
         else
             log "warm run $round/$warm_runs: ${labels[$name]}"
             run_contender "$name" "$(tree_of "$name" "$big" "$big32")"
-            if [[ -z ${warm_wall[$name]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$name]:-}" 'BEGIN { exit !(a < b) }'; then
-                warm_wall[$name]=$wall
-                warm_cpu[$name]=$cpu
-            fi
-            # Peak memory is the largest seen, so a lucky run cannot hide growth.
-            if [[ -z ${warm_rss[$name]:-} ]] || ((rss_mb > warm_rss[$name])); then
-                warm_rss[$name]=$rss_mb
-            fi
+            keep_fastest "$name"
+            keep_peak "$name"
         fi
     done
 done
@@ -183,19 +173,6 @@ small_files_case
 
 # --- report ------------------------------------------------------------------------------------
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-verdict() { # value op target
-    awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
-        if (v == "n/a") { print "n/a"; exit }
-        ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0); print ok ? "PASS" : "MISS" }'
-}
-# Peak RSS is flat when the big tree needs at most 25 % more, or at most one largest tensor
-# (64 MiB: a mapped file's pages count in RSS while it is read) more, than the small one.
-flat() {
-    awk -v s="$1" -v b="$2" 'BEGIN { if (s == "n/a" || b == "") { print "n/a"; exit }
-        print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
-}
-gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
 
 echo
 echo "msdt whole-command benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $cores cores"

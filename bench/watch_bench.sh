@@ -52,10 +52,6 @@ generate() {
         die "mkfixture cannot generate the tree: $(head -n 1 "$work/generate.log")"
 }
 
-warm_cache() { find "$1" -type f -exec cat {} + >/dev/null; }
-
-# run NAME COMMAND...: times one run into the globals wall, cpu and rss_mb; stdout goes to
-# $work/NAME.out.
 # Hits and check errors, "hits N errors M", from watch-check's JSON Lines.
 count_json() {
     "$python" -c '
@@ -105,14 +101,9 @@ for ((round = 0; round <= warm_runs; round++)); do
         else
             log "warm run $round/$warm_runs: ${labels[$name]}"
             run_contender "$name" "$big"
-            if [[ -z ${warm_wall[$name]:-} ]] || awk -v a="$wall" -v b="${warm_wall[$name]}" 'BEGIN { exit !(a < b) }'; then
-                warm_wall[$name]=$wall
-                warm_cpu[$name]=$cpu
-            fi
+            keep_fastest "$name"
         fi
-        if [[ -z ${warm_rss[$name]:-} ]] || ((rss_mb > warm_rss[$name])); then
-            warm_rss[$name]=$rss_mb
-        fi
+        keep_peak "$name"
     done
 done
 
@@ -128,17 +119,6 @@ small_rss_numpy=$rss_mb
 
 # --- report ------------------------------------------------------------------------------------
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-verdict() {
-    awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
-        if (v == "n/a") { print "n/a"; exit }
-        ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0); print ok ? "PASS" : "MISS" }'
-}
-flat() {
-    awk -v s="$1" -v b="$2" 'BEGIN { if (s == "" || b == "") { print "n/a"; exit }
-        print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
-}
-gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
 
 echo
 echo "msdt watch-check benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $cores cores"
