@@ -11,29 +11,31 @@
 
 #include "ir/text_parser.h"
 #include "ir/type_spec.h"
+#include "support/mkfixture_runner.h"
 
 namespace msdt::ir {
 namespace {
 
 namespace fs = std::filesystem;
 
-class FixtureRoundTrip : public testing::TestWithParam<std::pair<const char*, const char*>> {
+class FixtureRoundTrip : public ::testing::TestWithParam<std::pair<const char*, const char*>> {
  protected:
   void SetUp() override {
-    const char* binary_dir = std::getenv("MSDT_BINARY_DIR");
     const char* source_dir = std::getenv("MSDT_SOURCE_DIR");
-    if (!binary_dir || !source_dir) GTEST_SKIP() << "run under ctest (MSDT_BINARY_DIR)";
-    mkfixture_ = fs::path(binary_dir) / "tests/mkfixture/mkfixture";
+    if (!source_dir) GTEST_SKIP() << "MSDT_SOURCE_DIR is not set (run under ctest)";
     examples_ = fs::path(source_dir) / "tests/mkfixture/examples";
-    if (!fs::exists(mkfixture_)) GTEST_SKIP() << "build mkfixture first: " << mkfixture_;
+    std::string why;
+    mkfixture_ = msdt::testing::mkfixture_program(why);
+    if (mkfixture_.empty()) GTEST_SKIP() << why;
   }
 
   std::string write(const std::string& example, const std::string& defines) {
     fs::path out =
         fs::temp_directory_path() / ("msdt-ir-roundtrip-" + std::to_string(::getpid()) + ".ir");
-    std::string command = mkfixture_.string() + " " + (examples_ / example).string() + " -o " +
-                          out.string() + " " + defines;
-    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    std::string command;
+    EXPECT_TRUE(
+        msdt::testing::run_mkfixture(mkfixture_, examples_ / example, out, defines, command))
+        << command;
     std::ifstream in(out, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
@@ -79,13 +81,14 @@ TEST_P(FixtureRoundTrip, ParsesBackIntoTheDescribedGraphs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, FixtureRoundTrip,
-                         testing::Values(std::pair{"lenet_ir_c.json", ""},
-                                         std::pair{"lenet_ir_c.json", "-D STYLE=rdr"},
-                                         std::pair{"lenet_ir_c.json", "-D STYLE=B -D VERSION=2.1"},
-                                         std::pair{"lenet_ir_a.json", ""},
-                                         std::pair{"lenet_ir_a.json", "-D VERSION=1.3"},
-                                         std::pair{"lenet_ir_a.json", "-D VERSION=1.4"},
-                                         std::pair{"lenet_ir_a.json", "-D VERSION=1.6"}));
+                         ::testing::Values(std::pair{"lenet_ir_c.json", ""},
+                                           std::pair{"lenet_ir_c.json", "-D STYLE=rdr"},
+                                           std::pair{"lenet_ir_c.json",
+                                                     "-D STYLE=B -D VERSION=2.1"},
+                                           std::pair{"lenet_ir_a.json", ""},
+                                           std::pair{"lenet_ir_a.json", "-D VERSION=1.3"},
+                                           std::pair{"lenet_ir_a.json", "-D VERSION=1.4"},
+                                           std::pair{"lenet_ir_a.json", "-D VERSION=1.6"}));
 
 }  // namespace
 }  // namespace msdt::ir

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/mkfixture_runner.h"
 #include "table/sink.h"
 #include "watch/check.h"
 #include "watch/report.h"
@@ -20,13 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class CheckConcurrency : public testing::Test {
+class CheckConcurrency : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* binary_dir = std::getenv("MSDT_BINARY_DIR");
-    if (!binary_dir) GTEST_SKIP() << "MSDT_BINARY_DIR is not set (run under ctest)";
-    fs::path mkfixture = fs::path(binary_dir) / "tests/mkfixture/mkfixture";
-    if (!fs::exists(mkfixture)) GTEST_SKIP() << "build mkfixture first: " << mkfixture;
+    std::string why;
+    fs::path mkfixture = msdt::testing::mkfixture_program(why);
+    if (mkfixture.empty()) GTEST_SKIP() << why;
     root_ = fs::temp_directory_path() / ("msdt-watch-concurrency-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
@@ -34,9 +34,10 @@ class CheckConcurrency : public testing::Test {
         << R"({ "kind": "generate", "seed": 7, "ranks": 2, "iterations": 3, "tensors": 600,
                "total_bytes": 6000000, "mix": { "npy": 2, "bin": 1, "ascend": 1 },
                "steps": true, "history": true })";
-    std::string command = mkfixture.string() + " " + (root_ / "tree.json").string() + " -o " +
-                          (root_ / "in").string() + " > /dev/null";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    std::string command;
+    ASSERT_TRUE(
+        msdt::testing::run_mkfixture(mkfixture, root_ / "tree.json", root_ / "in", "", command))
+        << command;
   }
   void TearDown() override {
     if (!root_.empty()) fs::remove_all(root_);
