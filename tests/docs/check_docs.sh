@@ -152,21 +152,22 @@ check_fish_syntax() {
     finish
 }
 
+# expect_fish SOURCE_DIR TOOL "COMMAND LINE" "EXPECTED": the fish completion candidates of the
+# command line, sorted and joined by spaces, must be EXPECTED.
+expect_fish() {
+    local src=$1 tool=$2 line=$3 expected=$4 actual
+    actual=$(fish --no-config -c "source $src/completions/fish/$tool.fish
+        complete -C'$line'" | cut -f1 | sort | paste -sd' ' -)
+    [[ $actual == "$expected" ]] || fail "fish $line: got '$actual'"
+}
+
 check_fish_complete() {
-    local src=$1 actual
+    local src=$1
     command -v fish >/dev/null || skip "fish is not installed (Debian package fish)"
-    actual=$(fish --no-config -c "source $src/completions/fish/dump-parse.fish
-        complete -C'dump-parse --dtype float32,bf'" | cut -f1 | sort | paste -sd' ' -)
-    [[ $actual == "float32,bf16 float32,bfloat16" ]] || fail "fish dump-parse --dtype: got '$actual'"
-    actual=$(fish --no-config -c "source $src/completions/fish/dump-convert.fish
-        complete -C'dump-convert -t '" | cut -f1 | sort | paste -sd' ' -)
-    [[ $actual == "bin msnpy npy" ]] || fail "fish dump-convert -t: got '$actual'"
-    actual=$(fish --no-config -c "source $src/completions/fish/watch-check.fish
-        complete -C'watch-check --condition WC'" | cut -f1 | sort | paste -sd' ' -)
-    [[ $actual == "WCL WCS" ]] || fail "fish watch-check --condition: got '$actual'"
-    actual=$(fish --no-config -c "source $src/completions/fish/watch-check.fish
-        complete -C'watch-check --fail-on '" | cut -f1 | sort | paste -sd' ' -)
-    [[ $actual == "any error hit never" ]] || fail "fish watch-check --fail-on: got '$actual'"
+    expect_fish "$src" dump-parse "dump-parse --dtype float32,bf" "float32,bf16 float32,bfloat16"
+    expect_fish "$src" dump-convert "dump-convert -t " "bin msnpy npy"
+    expect_fish "$src" watch-check "watch-check --condition WC" "WCL WCS"
+    expect_fish "$src" watch-check "watch-check --fail-on " "any error hit never"
     finish
 }
 
