@@ -67,6 +67,10 @@ struct Node {
   std::vector<std::string> source;        // "# In file ..." lines, without the prefix
   std::vector<std::string> comments;      // other "# ..." continuation lines
   bool is_return = false;
+  // The depth D of a `#------------------------> D` line right before the node: in
+  // analyze_fail files the evaluation stack (the last marker of the file is the node whose
+  // inference failed, spec §13); in 2.6 graphs a topological-sort cycle marker.
+  std::optional<uint32_t> marker;
   uint64_t line = 0;
 };
 
@@ -79,11 +83,35 @@ struct Graph {
   // Named constants the nodes refer to (graph protobuf const_vals: "cst12" -> "I64(3)").
   std::vector<std::pair<std::string, std::string>> constants;
   std::vector<Node> nodes;
+  // "subgraph instance: <name> : <address>": analyze_fail.ir repeats a graph's name once per
+  // instance, and each instance is a graph of its own (spec §13.3).
+  std::string instance;
   uint64_t line = 0;
 };
 
+// One frame of "- The Traceback of Net Construct Code:" (spec §13.3): `# 0 In file p:12~14, 4~9`
+// and the source lines after it. Frame 0 is the outermost call, the last one the innermost.
+struct TracebackFrame {
+  uint32_t index = 0;
+  std::string file;     // as written (POSIX or Windows, possibly non-ASCII)
+  uint64_t line = 0;    // first line number, 0 when it could not be read
+  std::string where;    // the rest after the path: "12~14, 4~9"
+  std::vector<std::string> code;  // the source line(s) and the caret line, trimmed on the right
+  uint64_t file_line = 0;         // line of the `# N In file` line in the analyze_fail file
+};
+
+// What an analyze_fail file says about the compile failure beyond its graphs (spec §13). The
+// failing node itself is the node after the file's last marker (Node::marker).
+struct Failure {
+  std::string exception;               // "- Caught exception:" text, lines joined by '\n'
+  std::vector<std::string> cxx_stack;  // "- C++ Call Stack:" lines
+  std::vector<TracebackFrame> traceback;
+  std::optional<uint64_t> graphs_in_stack;  // "# num of function graphs in stack: N"
+  uint64_t line = 0;                        // first line of the report
+};
+
 // What kind of writer produced the file (spec §2).
-enum class Style : uint8_t { A, B, C, Rdr, SortMode, Protobuf };
+enum class Style : uint8_t { A, B, C, Rdr, SortMode, Protobuf, Dat };
 std::string_view style_name(Style style);  // "A (1.x)", "B (2.0-2.2)", ...
 
 struct Module {
@@ -96,6 +124,9 @@ struct Module {
   // Problems the rest of the graph survives (a reference to an undefined node, a count that
   // disagrees), each with its line.
   std::vector<Error> warnings;
+  // Present for analyze_fail files (the 2.2+ report, the 1.8-2.1 banner, the 1.x
+  // `# num of function graphs in stack` trailer).
+  std::optional<Failure> failure;
 
   const Graph* graph(std::string_view name) const;
 };

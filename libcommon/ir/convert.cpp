@@ -1,0 +1,269 @@
+#include "ir/convert.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "dump/file_workers.h"
+#include "dump/tree.h"
+#include "io/mapped_file.h"
+#include "io/output_file.h"
+#include "io/parallel.h"
+#include "ir/diff.h"
+#include "ir/load.h"
+#include "ir/report.h"
+#include "table/format.h"
+
+namespace msdt::ir {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  std::string text;  // the output
+  dump::DeferredDiagnostics problems;
+  bool failed = false;
+  bool skipped = false;  // not a graph file (directory walks)
+};
+
+std::string display(const std::string& input) { return input == "-" ? "<stdin>" : input; }
+
+Expected<MappedFile> read_input(const std::string& input) {
+  return input == "-" ? MappedFile::read_stdin() : MappedFile::open(input, Reading::Whole);
+}
+
+// Reads one input and renders what `options` ask for.
+Result render(const std::string& input, const ConvertOptions& options, bool in_walk) {
+  Result r;
+  std::string name = display(input);
+  auto mapped = read_input(input);
+  if (!mapped) {
+    r.problems.error(name, mapped.error());
+    r.failed = true;
+    return r;
+  }
+  Loaded loaded = load_graph(mapped->bytes());
+  if (!loaded.module) {
+    if (in_walk && !loaded.not_a_graph.empty()) {
+      r.problems.warning(name, Error("skipped, not a graph file: " + loaded.not_a_graph));
+      r.skipped = true;
+    } else {
+      r.problems.error(name, loaded.module.error());
+      r.failed = true;
+    }
+    return r;
+  }
+  const Module& module = *loaded.module;
+  for (const Error& w : module.warnings) r.problems.warning(name, w);
+  switch (options.output) {
+    case Output::Dot: {
+      auto dot = draw_dot(module, options.draw);
+      if (!dot) {
+        r.problems.error(name, dot.error());
+        r.failed = true;
+        return r;
+      }
+      r.text = std::move(*dot);
+      break;
+    }
+    case Output::Json:
+      r.text = table::to_json_text(module_json(module), 2) + "\n";
+      break;
+    case Output::Stats:
+      r.text = counts_text(count_nodes(module, options.stats_scope_depth));
+      break;
+    case Output::StatsJson:
+      r.text = table::to_json_text(counts_json(count_nodes(module, options.stats_scope_depth)), 2) +
+               "\n";
+      break;
+    case Output::Why: {
+      auto why = why_text(module);
+      if (!why) {
+        r.problems.error(name, why.error());
+        r.failed = true;
+        return r;
+      }
+      r.text = std::move(*why);
+      break;
+    }
+    case Output::WhyJson:
+      if (!module.failure) {
+        r.problems.error(name, why_text(module).error());
+        r.failed = true;
+        return r;
+      }
+      r.text = table::to_json_text(why_json(module), 2) + "\n";
+      break;
+  }
+  return r;
+}
+
+Status write_output(const fs::path& target, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  if (ec) return Error(fmt::format("cannot create the directory: {}", ec.message()));
+  return write_file_atomically(target, text);
+}
+
+bool to_stdout(const std::string& destination) { return destination.empty() || destination == "-"; }
+
+}  // namespace
+
+std::string output_name(std::string_view input_name, Output output) {
+  fs::path p{std::string(input_name)};
+  std::string stem = p.has_extension() ? p.stem().string() : p.filename().string();
+  switch (output) {
+    case Output::Dot:
+      return stem + ".dot";
+    case Output::Json:
+      return stem + ".json";
+    case Output::Stats:
+      return stem + ".stats.txt";
+    case Output::StatsJson:
+      return stem + ".stats.json";
+    case Output::Why:
+      return stem + ".why.txt";
+    case Output::WhyJson:
+      return stem + ".why.json";
+  }
+  return stem;
+}
+
+int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions& options,
+                   Diagnostics& diagnostics) {
+  bool any_directory = false;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (input != "-" && fs::is_directory(input, ec)) any_directory = true;
+  }
+  // One file to standard output or to the file -o names.
+  if (inputs.size() == 1 && !any_directory) {
+    Result r = render(inputs.front(), options, false);
+    r.problems.replay(diagnostics);
+    if (r.failed) return kExitBadInput;
+    if (to_stdout(options.destination)) {
+      std::cout << r.text;
+      return kExitOk;
+    }
+    if (auto error = write_file_atomically(options.destination, r.text)) {
+      diagnostics.output_error(options.destination, *error);
+      return kExitOutput;
+    }
+    return kExitOk;
+  }
+
+  // Directories and several files: every output under the -o directory.
+  struct Job {
+    std::string input;
+    std::string relative;  // the output's path under the destination
+    bool in_walk;
+  };
+  std::vector<Job> jobs;
+  bool walk_failed = false;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (input == "-" || !fs::is_directory(input, ec)) {
+      jobs.push_back({input, output_name(input == "-" ? "stdin" : input, options.output), false});
+      continue;
+    }
+    std::vector<std::string> files;
+    dump::WalkCallbacks callbacks;
+    callbacks.directory = [&](const dump::DumpDirectory& dir) {
+      for (const dump::DumpFile& f : dir.files) {
+        if (is_output_temporary(f.path.filename().string())) continue;
+        files.push_back(f.path.string());
+      }
+    };
+    callbacks.error = [&](const std::string& where, const Error& error) {
+      diagnostics.error(where, error);
+      walk_failed = true;
+    };
+    callbacks.warning = [&](const std::string& where, const Error& error) {
+      diagnostics.warning(where, error);
+    };
+    std::vector<std::string> root{input};
+    dump::walk_dump_tree(root, callbacks);
+    for (const std::string& f : files) {
+      fs::path relative = fs::path(f).lexically_relative(input);
+      fs::path out =
+          relative.parent_path() / output_name(relative.filename().string(), options.output);
+      jobs.push_back({f, out.string(), true});
+    }
+  }
+  bool bad = walk_failed, output_failed = false;
+  struct Done {
+    Result result;
+    Status written;
+  };
+  ordered_parallel<Done>(
+      jobs.size(), options.jobs, 4 * size_t{options.jobs},
+      [&](size_t i) {
+        Done d;
+        d.result = render(jobs[i].input, options, jobs[i].in_walk);
+        if (d.result.failed || d.result.skipped) return d;
+        auto target = join_under(options.destination, jobs[i].relative);
+        if (!target)
+          d.written = target.error();
+        else
+          d.written = write_output(*target, d.result.text);
+        d.result.text.clear();
+        return d;
+      },
+      [&](size_t i, Done&& d) {
+        d.result.problems.replay(diagnostics);
+        if (d.result.failed) bad = true;
+        if (d.written) {
+          diagnostics.output_error((fs::path(options.destination) / jobs[i].relative).string(),
+                                   *d.written);
+          output_failed = true;
+        }
+      });
+  if (output_failed) return kExitOutput;
+  return bad ? kExitBadInput : kExitOk;
+}
+
+int diff_inputs(const std::string& before, const std::string& after, const ConvertOptions& options,
+                Diagnostics& diagnostics) {
+  std::optional<Module> modules[2];
+  const std::string* names[2] = {&before, &after};
+  for (int k = 0; k < 2; ++k) {
+    auto mapped = read_input(*names[k]);
+    if (!mapped) {
+      diagnostics.error(display(*names[k]), mapped.error());
+      return kExitBadInput;
+    }
+    Loaded loaded = load_graph(mapped->bytes());
+    if (!loaded.module) {
+      diagnostics.error(display(*names[k]), loaded.module.error());
+      return kExitBadInput;
+    }
+    for (const Error& w : loaded.module->warnings) diagnostics.warning(display(*names[k]), w);
+    modules[k] = std::move(*loaded.module);
+  }
+  DiffResult diff = diff_modules(*modules[0], *modules[1]);
+  std::string text;
+  if (options.output == Output::Stats) {
+    text = diff_stats_text(diff);
+  } else if (options.output == Output::StatsJson) {
+    text = table::to_json_text(diff_stats_json(diff), 2) + "\n";
+  } else {
+    auto dot = draw_dot(*modules[1], options.draw, &diff.marks);
+    if (!dot) {
+      diagnostics.error(display(after), dot.error());
+      return kExitBadInput;
+    }
+    text = std::move(*dot);
+  }
+  if (to_stdout(options.destination)) {
+    std::cout << text;
+    return kExitOk;
+  }
+  if (auto error = write_file_atomically(options.destination, text)) {
+    diagnostics.output_error(options.destination, *error);
+    return kExitOutput;
+  }
+  return kExitOk;
+}
+
+}  // namespace msdt::ir

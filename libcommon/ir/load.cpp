@@ -1,0 +1,75 @@
+#include "ir/load.h"
+
+#include <fmt/format.h>
+
+#include "ir/dat_parser.h"
+#include "ir/graph_proto.h"
+#include "ir/text_parser.h"
+
+namespace msdt::ir {
+namespace {
+
+// A protobuf message starts with a field key: GraphProto's fields 1-5 and ModelProto's 1-5 are
+// length-delimited (wire type 2) except ModelProto.ir_version (1, varint).
+bool may_be_protobuf(Bytes data) {
+  if (data.empty()) return false;
+  auto key = static_cast<uint8_t>(data[0]);
+  uint8_t field = key >> 3, wire = key & 7;
+  return field >= 1 && field <= 5 && (wire == 2 || (field == 1 && wire == 0));
+}
+
+bool is_text(Bytes data) {
+  size_t n = std::min<size_t>(data.size(), 4096);
+  for (size_t i = 0; i < n; ++i)
+    if (data[i] == std::byte{0}) return false;
+  return true;
+}
+
+std::string what_it_looks_like(std::string_view text, Bytes data) {
+  if (data.size() >= 6 && std::string_view(text.data(), 6) == "\x93NUMPY") return "a NumPy array";
+  if (text.starts_with("digraph") || text.starts_with("strict digraph"))
+    return "Graphviz DOT (perhaps MindSpore's own .dot)";
+  if (text.empty()) return "an empty file";
+  return "";
+}
+
+}  // namespace
+
+Loaded load_graph(Bytes data) {
+  Loaded out;
+  std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+  auto refuse = [&](std::string why) {
+    out.not_a_graph = std::move(why);
+    out.module = Error("not a graph file: " + out.not_a_graph);
+    return std::move(out);
+  };
+  if (std::string looks = what_it_looks_like(text, data); !looks.empty())
+    return refuse("looks like " + looks);
+  if (is_text(data)) {
+    if (looks_like_dat_text(text)) {
+      out.module = parse_dat_text(text);
+      return out;
+    }
+    std::string why;
+    if (looks_like_graph_text(text, why)) {
+      out.module = parse_ir_text(text);
+      return out;
+    }
+    return refuse(why);
+  }
+  if (may_be_protobuf(data)) {
+    auto module = parse_model_proto(data);
+    if (module && !module->graphs.empty() && !module->graphs.front().nodes.empty()) {
+      out.module = std::move(module);
+      return out;
+    }
+    if (!module) {
+      // A protobuf-looking file the decoder could not read: a damaged graph or something else.
+      return refuse(fmt::format("binary data that is not a MindSpore graph protobuf ({})",
+                                module.error().describe()));
+    }
+  }
+  return refuse("binary data, neither graph text nor a graph protobuf");
+}
+
+}  // namespace msdt::ir
