@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "dump/file_workers.h"
 #include "dump/tree.h"
@@ -111,8 +112,10 @@ bool to_stdout(const std::string& destination) { return destination.empty() || d
 }  // namespace
 
 std::string output_name(std::string_view input_name, Output output) {
+  // "x.ir" -> "x.dot"; any other name keeps its extension ("x.dat.dot", "ms_output_1.pb.dot"),
+  // so the .ir and .dat that 1.x writes for every pass do not land on one output.
   fs::path p{std::string(input_name)};
-  std::string stem = p.has_extension() ? p.stem().string() : p.filename().string();
+  std::string stem = p.extension() == ".ir" ? p.stem().string() : p.filename().string();
   switch (output) {
     case Output::Dot:
       return stem + ".dot";
@@ -191,31 +194,33 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
       jobs.push_back({f, out.string(), true});
     }
   }
+  // Two graph files with one output name (rank_0/om/analyze_fail.ir and rank_1/om/analyze_fail.ir
+  // given by name) would overwrite each other: the second is refused. Outputs are written here,
+  // in input order, so the first one always wins whatever -j.
+  std::map<std::string, std::string> claimed;
   bool bad = walk_failed, output_failed = false;
-  struct Done {
-    Result result;
-    Status written;
-  };
-  ordered_parallel<Done>(
+  ordered_parallel<Result>(
       jobs.size(), options.jobs, 4 * size_t{options.jobs},
-      [&](size_t i) {
-        Done d;
-        d.result = render(jobs[i].input, options, jobs[i].in_walk);
-        if (d.result.failed || d.result.skipped) return d;
+      [&](size_t i) { return render(jobs[i].input, options, jobs[i].in_walk); },
+      [&](size_t i, Result&& r) {
+        r.problems.replay(diagnostics);
+        if (r.failed) bad = true;
+        if (r.failed || r.skipped) return;
+        auto [it, fresh] = claimed.emplace(jobs[i].relative, jobs[i].input);
+        if (!fresh) {
+          diagnostics.error(display(jobs[i].input),
+                            Error(fmt::format("its output {} would overwrite that of {}; give "
+                                              "the directory above them instead, to keep their "
+                                              "paths",
+                                              jobs[i].relative, display(it->second))));
+          bad = true;
+          return;
+        }
         auto target = join_under(options.destination, jobs[i].relative);
-        if (!target)
-          d.written = target.error();
-        else
-          d.written = write_output(*target, d.result.text);
-        d.result.text.clear();
-        return d;
-      },
-      [&](size_t i, Done&& d) {
-        d.result.problems.replay(diagnostics);
-        if (d.result.failed) bad = true;
-        if (d.written) {
+        Status written = target ? write_output(*target, r.text) : Status(target.error());
+        if (written) {
           diagnostics.output_error((fs::path(options.destination) / jobs[i].relative).string(),
-                                   *d.written);
+                                   *written);
           output_failed = true;
         }
       });

@@ -60,6 +60,7 @@ struct Vertex {
   bool keep = true;
   std::string extra;  // more attributes, ", key=value" each
   std::string scope;  // scope path of an operator, for --scope-depth
+  std::string type;   // the short label of its output type: "Float32[2,3]"
   std::vector<std::string> folded;
 };
 
@@ -128,6 +129,10 @@ class Drawing {
   // Parameters are drawn in the graph whose head lists them; the file's parameters that no head
   // lists belong to the entry graph (spec §5).
   void add_parameters() {
+    size_t total = module_.params.size();
+    for (const Graph& g : module_.graphs) total += g.nodes.size() + g.params.size();
+    vertices_.reserve(total + total / 8);
+    edges_.reserve(2 * total);
     std::unordered_map<std::string, size_t> owner;
     for (size_t g = 0; g < module_.graphs.size(); ++g)
       for (const std::string& p : module_.graphs[g].params) {
@@ -153,7 +158,7 @@ class Drawing {
       v.tooltip = fmt::format("%{}: {}", id, p.type);
       v.match_text = id + "\n" + p.name;
       v.monad = type.kind == TypeSpec::Kind::Monad;
-      param_type_.emplace(id, type.label());
+      v.type = type.label();
       param_vertex_.emplace(id, add_vertex(std::move(v)));
     }
     // Head parameters the file's parameter list does not have (later graphs' own parameters).
@@ -176,6 +181,7 @@ class Drawing {
   void add_nodes(size_t g) {
     const Graph& graph = module_.graphs[g];
     node_vertex_[g].resize(graph.nodes.size(), kNone);
+    node_by_number_[g].reserve(graph.nodes.size());
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& node = graph.nodes[i];
       Vertex v;
@@ -194,14 +200,14 @@ class Drawing {
                                                            : std::string("#e0e0e0");
       }
       TypeSpec out = parse_type_spec(node.output_type);
+      v.type = out.label();
       v.monad = node.op == "UpdateState" || out.kind == TypeSpec::Kind::Monad;
       v.scope = node.scope;
-      v.match_text = fmt::format("{}\n{}\n{}\n{}", node.op, node.name, node.fullname, v.id);
-      v.tooltip = tooltip(node, v.id);
+      // Operators' match text and tooltip are made when needed (a 100 000-node graph would
+      // otherwise hold two more copies of every name).
       size_t index = add_vertex(std::move(v));
       node_vertex_[g][i] = index;
       if (node.number) node_by_number_[g].emplace(*node.number, index);
-      if (!node.name.empty()) node_by_name_[g].emplace(node.name, index);
       if (node.is_return) return_vertex_[g] = index;
     }
   }
@@ -233,6 +239,12 @@ class Drawing {
       case Input::Kind::FreeNode: {
         size_t owner = graph_by_name(in.graph);
         if (owner != kNone) {
+          // Names are looked up only for free variables: the map is built on first use.
+          if (node_by_name_[owner].empty())
+            for (size_t i = 0; i < module_.graphs[owner].nodes.size(); ++i)
+              if (!module_.graphs[owner].nodes[i].name.empty())
+                node_by_name_[owner].emplace(module_.graphs[owner].nodes[i].name,
+                                             node_vertex_[owner][i]);
           auto it = node_by_name_[owner].find(in.target);
           if (it != node_by_name_[owner].end()) return it->second;
           if (auto p = param_vertex_.find(in.target); p != param_vertex_.end()) return p->second;
@@ -264,12 +276,7 @@ class Drawing {
     return index;
   }
 
-  std::string source_type(size_t source) const {
-    const Vertex& v = vertices_[source];
-    if (v.node) return parse_type_spec(v.node->output_type).label();
-    auto it = param_type_.find(v.id);
-    return it == param_type_.end() ? std::string() : it->second;
-  }
+  const std::string& source_type(size_t source) const { return vertices_[source].type; }
 
   void add_edges(size_t g) {
     const Graph& graph = module_.graphs[g];
@@ -399,7 +406,7 @@ class Drawing {
     std::vector<size_t> seeds;
     if (options_.focus) {
       for (size_t i = 0; i < vertices_.size(); ++i)
-        if (vertices_[i].keep && std::regex_search(vertices_[i].match_text, *options_.focus))
+        if (vertices_[i].keep && std::regex_search(match_text(vertices_[i]), *options_.focus))
           seeds.push_back(i);
     } else if (module_.failure && !options_.whole && !stack_.empty()) {
       seeds = stack_;
@@ -432,6 +439,11 @@ class Drawing {
     }
     for (size_t i = 0; i < vertices_.size(); ++i)
       if (distance[i] == UINT32_MAX) vertices_[i].keep = false;
+  }
+
+  std::string match_text(const Vertex& v) const {
+    if (!v.match_text.empty() || !v.node) return v.match_text;
+    return fmt::format("{}\n{}\n{}\n{}", v.node->op, v.node->name, v.node->fullname, v.id);
   }
 
   // The vertex a call edge points at inside a cluster: its Return, else its first drawn vertex.
@@ -629,6 +641,7 @@ class Drawing {
         attrs = "shape=box3d, fillcolor=\"#eef3e2\", style=\"filled\"";
         break;
     }
+    if (v.tooltip.empty() && v.node) v.tooltip = tooltip(*v.node, v.id);
     if (diff_ && v.node && v.graph != kNone && !v.id.starts_with("removed:")) {
       auto [g, i] = locate(v.node);
       if (g != kNone) {
@@ -690,7 +703,6 @@ class Drawing {
   std::vector<Vertex> vertices_;
   std::vector<Edge> edges_;
   std::unordered_map<std::string, size_t> param_vertex_;
-  std::unordered_map<std::string, std::string> param_type_;
   std::unordered_map<std::string, size_t> placeholders_;
   std::vector<std::unordered_map<uint32_t, size_t>> node_by_number_;
   std::vector<std::unordered_map<std::string, size_t>> node_by_name_;
@@ -725,7 +737,11 @@ Expected<std::string> draw_dot(const Module& module, const DrawOptions& options,
 }
 
 std::string dot_quote(std::string_view text) {
-  std::string valid = escape_invalid_utf8(text);
+  // Most names are plain ASCII: only text with bytes >= 0x80 needs the UTF-8 check.
+  bool ascii = std::all_of(text.begin(), text.end(),
+                           [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  std::string checked = ascii ? std::string() : escape_invalid_utf8(text);
+  std::string_view valid = ascii ? text : std::string_view(checked);
   std::string out;
   out.reserve(valid.size() + 2);
   out += '"';

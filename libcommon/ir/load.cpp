@@ -45,30 +45,32 @@ Loaded load_graph(Bytes data) {
   };
   if (std::string looks = what_it_looks_like(text, data); !looks.empty())
     return refuse("looks like " + looks);
+  std::string why;
   if (is_text(data)) {
     if (looks_like_dat_text(text)) {
       out.module = parse_dat_text(text);
       return out;
     }
-    std::string why;
     if (looks_like_graph_text(text, why)) {
       out.module = parse_ir_text(text);
       return out;
     }
-    return refuse(why);
   }
+  // A protobuf message may hold no zero byte in its first 4 KiB: text that is no graph text is
+  // tried as one too.
   if (may_be_protobuf(data)) {
     auto module = parse_model_proto(data);
     if (module && !module->graphs.empty() && !module->graphs.front().nodes.empty()) {
       out.module = std::move(module);
       return out;
     }
-    if (!module) {
+    if (!module && !is_text(data)) {
       // A protobuf-looking file the decoder could not read: a damaged graph or something else.
       return refuse(fmt::format("binary data that is not a MindSpore graph protobuf ({})",
                                 module.error().describe()));
     }
   }
+  if (!why.empty()) return refuse(why);
   return refuse("binary data, neither graph text nor a graph protobuf");
 }
 

@@ -134,7 +134,9 @@ std::string display_graph(const Graph& g) {
 std::string node_head(const Node& n) {
   std::string args;
   for (const Input& in : n.inputs) args += (args.empty() ? "" : ", ") + in.text;
-  if (n.number) return fmt::format("%{}({}) = {}({})", *n.number, n.name, n.op, args);
+  if (n.number && !n.name.empty())
+    return fmt::format("%{}({}) = {}({})", *n.number, n.name, n.op, args);
+  if (n.number) return fmt::format("%{} = {}({})", *n.number, n.op, args);
   return fmt::format("{}({})", n.op, args);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "io/text.h"
 
@@ -24,6 +25,8 @@ std::string_view style_name(Style style) {
       return "sort mode";
     case Style::Protobuf:
       return "graph protobuf";
+    case Style::Dat:
+      return ".dat (1.x)";
   }
   return "";
 }
@@ -74,6 +77,59 @@ std::optional<std::pair<std::string, std::string>> attr_line(std::string_view li
   std::string_view key = trim(line.substr(0, colon));
   if (key.empty() || key.find(' ') != std::string_view::npos) return std::nullopt;
   return std::pair{std::string(key), std::string(trim(line.substr(colon + 1)))};
+}
+
+// A line of dashes only: the rules around the section titles of an analyze_fail report.
+bool is_dash_rule(std::string_view t) {
+  return t.size() >= 3 && t.find_first_not_of('-') == std::string_view::npos;
+}
+
+// "# ====…" (2.2+) or "#====…" (1.x, middle form): the rules around the report's banners.
+bool is_equals_rule(std::string_view t) { return t.starts_with("# ==") || t.starts_with("#=="); }
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// "#------------------------> 3": nullopt when the line is not a marker at all; a marker whose
+// depth is not a number gives an empty inner optional.
+std::optional<std::optional<uint32_t>> marker_line(std::string_view t) {
+  if (!t.starts_with("#-")) return std::nullopt;
+  size_t arrow = t.find_first_not_of('-', 1);
+  if (arrow == std::string_view::npos || t[arrow] != '>' || arrow < 3) return std::nullopt;
+  return parse_unsigned<uint32_t>(trim(t.substr(arrow + 1)));
+}
+
+// "# 0 In file <path>:<line>[~<line2>], <col>~<col2>" (spec §13.3). The path may hold ':' (a
+// Windows drive): it ends at the last ':' followed by a digit.
+std::optional<TracebackFrame> frame_line(std::string_view t, uint64_t number) {
+  if (!t.starts_with("# ")) return std::nullopt;
+  size_t digits = 2;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  if (digits == 2 || !t.substr(digits).starts_with(" In file ")) return std::nullopt;
+  TracebackFrame frame;
+  frame.index = parse_unsigned<uint32_t>(t.substr(2, digits - 2)).value_or(0);
+  frame.file_line = number;
+  std::string_view where = trim(t.substr(digits + 9));
+  size_t colon = std::string_view::npos;
+  for (size_t k = where.size(); k-- > 0;) {
+    if (where[k] == ':' && k + 1 < where.size() && where[k + 1] >= '0' && where[k + 1] <= '9') {
+      colon = k;
+      break;
+    }
+  }
+  if (colon == std::string_view::npos) {
+    frame.file = std::string(where);
+    return frame;
+  }
+  frame.file = std::string(where.substr(0, colon));
+  frame.where = std::string(where.substr(colon + 1));
+  size_t end = colon + 1;
+  while (end < where.size() && where[end] >= '0' && where[end] <= '9') ++end;
+  frame.line = parse_unsigned<uint64_t>(where.substr(colon + 1, end - colon - 1)).value_or(0);
+  return frame;
 }
 
 // A graph name after '@': a UTF-8 run up to '(', ',', ')', space, ':' or ']' (spec §5).
@@ -339,15 +395,18 @@ class Parser {
       std::string_view line = text_.substr(pos, end - pos);
       if (line.ends_with('\r')) line.remove_suffix(1);
       ++number;
+      next_ = end == text_.size() ? end : end + 1;
+      check_utf8(line, number);
       if (auto error = this->line(line, number)) return *error;
       if (end == text_.size()) break;
       pos = end + 1;
     }
+    end_section();
     if (graph_)
       return Error::at_line(
           graph_->line,
           fmt::format("subgraph @{} is not closed by '}}' (truncated file?)", graph_->name));
-    if (!seen_header_ && module_.graphs.empty())
+    if (!seen_header_ && module_.graphs.empty() && !module_.failure)
       return Error("not a graph file: no '# IR entry' header and no subgraph");
     if (module_.entry.empty() && !module_.graphs.empty())
       module_.entry = module_.graphs.front().name;
@@ -357,10 +416,142 @@ class Parser {
 
  private:
   enum class Block : uint8_t { None, Attrs, Params, SubgraphAttrs, Order };
+  // The sections of the 2.2+ analyze_fail report (spec §13.3), each a "- Title:" line between two
+  // rules of dashes.
+  enum class Section : uint8_t { None, Exception, CxxStack, Traceback, Other };
+
+  void warn(uint64_t number, std::string message) {
+    if (module_.warnings.size() < kMaxWarnings)
+      module_.warnings.push_back(Error::at_line(number, std::move(message)));
+  }
+
+  // Said once per file: names and paths keep their bytes, but a reader of the output should know.
+  void check_utf8(std::string_view line, uint64_t number) {
+    if (bad_utf8_seen_) return;
+    for (size_t i = 0; i < line.size();) {
+      size_t n = utf8_sequence_length(line, i);
+      if (n == 0) {
+        bad_utf8_seen_ = true;
+        warn(number, fmt::format("column {}: invalid UTF-8 (byte 0x{:02x}); kept as written, later "
+                                 "lines are not checked",
+                                 i + 1, static_cast<uint8_t>(line[i])));
+        return;
+      }
+      i += n;
+    }
+  }
+
+  // The line after the current one, without its line break.
+  std::string_view peek() const {
+    if (next_ >= text_.size()) return {};
+    size_t end = text_.find('\n', next_);
+    std::string_view next = text_.substr(next_, end == std::string_view::npos ? end : end - next_);
+    if (next.ends_with('\r')) next.remove_suffix(1);
+    return next;
+  }
+
+  Failure& failure(uint64_t number) {
+    if (!module_.failure) {
+      module_.failure.emplace();
+      module_.failure->line = number;
+    }
+    return *module_.failure;
+  }
+
+  static std::optional<Section> section_title(std::string_view t) {
+    if (!t.starts_with("- ") || t.find(':') == std::string_view::npos) return std::nullopt;
+    if (t == "- Caught exception:") return Section::Exception;
+    if (t.starts_with("- C++ Call Stack:")) return Section::CxxStack;
+    if (t == "- The Traceback of Net Construct Code:") return Section::Traceback;
+    return Section::Other;
+  }
+
+  void end_section() {
+    if (section_ == Section::Exception) {
+      size_t first = 0, last = exception_.size();
+      while (first < last && trim(exception_[first]).empty()) ++first;
+      while (last > first && trim(exception_[last - 1]).empty()) --last;
+      std::string text;
+      for (size_t i = first; i < last; ++i) {
+        if (i > first) text += '\n';
+        text += exception_[i];
+      }
+      module_.failure->exception = std::move(text);
+      exception_.clear();
+    }
+    section_ = Section::None;
+  }
+
+  // The failure report of analyze_fail.ir (spec §13.2, §13.3): true when the line belongs to it.
+  bool report_line(std::string_view line, std::string_view t, uint64_t number) {
+    if (title_rule_) {
+      title_rule_ = false;
+      if (is_dash_rule(t)) return true;
+    }
+    if (title_next_) {
+      title_next_ = false;
+      end_section();
+      section_ = *section_title(t);
+      failure(number - 1);
+      title_rule_ = true;
+      return true;
+    }
+    if (is_dash_rule(t) && section_title(trim(peek()))) {
+      title_next_ = true;
+      return true;
+    }
+    if (section_ != Section::None) {
+      if (is_equals_rule(t)) {
+        end_section();
+        last_rule_line_ = number;
+        return true;
+      }
+      switch (section_) {
+        case Section::Exception:
+          exception_.emplace_back(rtrim(line));
+          return true;
+        case Section::CxxStack:
+          if (!t.empty()) module_.failure->cxx_stack.emplace_back(t);
+          return true;
+        case Section::Traceback:
+          if (t.empty()) return true;
+          if (auto frame = frame_line(t, number)) {
+            module_.failure->traceback.push_back(std::move(*frame));
+          } else if (module_.failure->traceback.empty()) {
+            warn(number, fmt::format("a traceback line before any '# N In file' frame: {}",
+                                     quote_for_message(t)));
+          } else {
+            module_.failure->traceback.back().code.emplace_back(rtrim(line));
+          }
+          return true;
+        default:
+          return true;
+      }
+    }
+    if (is_equals_rule(t)) {
+      last_rule_line_ = number;
+      return true;
+    }
+    if (t.starts_with("# The following shows the last analyze fail log message")) {
+      failure(last_rule_line_ + 1 == number ? last_rule_line_ : number);
+      return true;
+    }
+    if (t.starts_with("# 1.This file shows the parsed IR info")) {
+      failure(number);
+      return true;
+    }
+    if (auto n = number_after(t, "# num of function graphs in stack:")) {
+      failure(number).graphs_in_stack = n;
+      return true;
+    }
+    // The tail of the 2.2+ form.
+    return module_.failure && t == "No more function graphs.";
+  }
 
   Status line(std::string_view line, uint64_t number) {
     if (graph_) return body_line(line, number);
     std::string_view t = trim(line);
+    if (report_line(line, t, number)) return std::nullopt;
     if (t.empty()) {
       if (block_ == Block::Attrs || block_ == Block::SubgraphAttrs) block_ = Block::None;
       return std::nullopt;
@@ -441,10 +632,18 @@ class Parser {
       pending_.location = std::string(t.substr(10));
       return std::nullopt;
     }
-    if (t.starts_with("#") || t.starts_with("subgraph instance:") ||
-        t.starts_with("subgraph symbol engine:") || t.starts_with("switch_input:") ||
-        t.starts_with("switch_layer_input:") || t.starts_with("indirect:") ||
-        t.starts_with("symbol engine details:"))
+    if (t.starts_with("subgraph instance:")) {
+      // "subgraph instance: <name> : <address>"; the name may itself hold " : " only in theory,
+      // so the address is what follows the last one.
+      std::string_view rest = t.substr(18);
+      size_t sep = rest.rfind(" : ");
+      pending_.instance =
+          std::string(trim(sep == std::string_view::npos ? rest : rest.substr(sep + 3)));
+      return std::nullopt;
+    }
+    if (t.starts_with("#") || t.starts_with("subgraph symbol engine:") ||
+        t.starts_with("switch_input:") || t.starts_with("switch_layer_input:") ||
+        t.starts_with("indirect:") || t.starts_with("symbol engine details:"))
       return std::nullopt;
     if (block_ == Block::Attrs || block_ == Block::SubgraphAttrs) {
       auto kv = attr_line(t);
@@ -456,11 +655,8 @@ class Parser {
       return std::nullopt;
     }
     if (block_ == Block::Order) return std::nullopt;
-    // Banners and failure reports around the graphs (analyze_fail.ir, spec §13): kept out of the
-    // model, said once.
-    if (module_.warnings.size() < 100)
-      module_.warnings.push_back(Error::at_line(
-          number, fmt::format("skipped a line outside any subgraph: {}", quote_for_message(t))));
+    // Not a line of any known block (analyze_fail reports and banners were taken above).
+    warn(number, fmt::format("skipped a line outside any subgraph: {}", quote_for_message(t)));
     return std::nullopt;
   }
 
@@ -490,6 +686,7 @@ class Parser {
     // analyze_fail.ir repeats a graph's name once per instance: each stays a graph of its own.
     module_.graphs.push_back(std::move(g));
     graph_ = &module_.graphs.back();
+    numbers_.clear();
     node_ = nullptr;
     block_ = Block::None;
     return std::nullopt;
@@ -497,6 +694,11 @@ class Parser {
 
   Status body_line(std::string_view line, uint64_t number) {
     if (line == "}") {
+      if (marker_)
+        warn(marker_line_, fmt::format("the marker '#------------------------> {}' is not followed "
+                                       "by a node of subgraph @{}",
+                                       *marker_, graph_->name));
+      marker_.reset();
       graph_ = nullptr;
       node_ = nullptr;
       return std::nullopt;
@@ -509,7 +711,23 @@ class Parser {
       return std::nullopt;
     }
     std::string_view t = trim(line);
-    if (t.starts_with("#")) return std::nullopt;  // cycle markers and comments between nodes
+    if (auto marker = marker_line(t)) {
+      // The evaluation stack of analyze_fail files (spec §13), cycle markers in 2.6 graphs (§3.1).
+      if (!*marker) {
+        warn(number,
+             fmt::format("a marker line whose depth is not a number: {}", quote_for_message(t)));
+      } else {
+        if (marker_)
+          warn(marker_line_,
+               fmt::format("the marker '#------------------------> {}' is followed by "
+                           "another marker, not by a node",
+                           *marker_));
+        marker_ = **marker;
+        marker_line_ = number;
+      }
+      return std::nullopt;
+    }
+    if (t.starts_with("#")) return std::nullopt;  // comments between nodes
     if (!line.starts_with("  "))
       return Error::at_line(number, fmt::format("column 1: expected a node line (two spaces) or "
                                                 "'}}' closing subgraph @{}",
@@ -542,12 +760,11 @@ class Parser {
       // A bare entry (spec §3.6): kept as a node without a number.
       node.is_return = false;
     }
-    if (node.number) {
-      for (const Node& other : graph_->nodes)
-        if (other.number == node.number)
-          return Error::at_line(number, fmt::format("%{} is defined twice in subgraph @{}",
-                                                    *node.number, graph_->name));
-    }
+    if (node.number && !numbers_.insert(*node.number).second)
+      return Error::at_line(
+          number, fmt::format("%{} is defined twice in subgraph @{}", *node.number, graph_->name));
+    node.marker = marker_;
+    marker_.reset();
     graph_->nodes.push_back(std::move(node));
     node_ = &graph_->nodes.back();
     return std::nullopt;
@@ -569,7 +786,9 @@ class Parser {
         if (n.op_node && !defined.contains(*n.op_node)) missing(*n.op_node);
       }
     }
-    if (module_.declared_graphs && *module_.declared_graphs != module_.graphs.size())
+    // analyze_fail.ir writes "# Total subgraphs: 0" whatever follows (spec §13.3).
+    if (module_.declared_graphs && *module_.declared_graphs != module_.graphs.size() &&
+        !module_.failure)
       module_.warnings.push_back(
           Error(fmt::format("the header declares {} subgraphs, the file has {}",
                             *module_.declared_graphs, module_.graphs.size())));
@@ -579,16 +798,46 @@ class Parser {
   Module module_;
   Graph pending_;  // attributes and location read before a "subgraph @" line
   Graph* graph_ = nullptr;
+  std::unordered_set<uint32_t> numbers_;  // the %k of graph_ so far
   Node* node_ = nullptr;
   Block block_ = Block::None;
   bool seen_header_ = false;
+  static constexpr size_t kMaxWarnings = 100;
+  size_t next_ = 0;  // where the line after the current one starts
+  bool bad_utf8_seen_ = false;
+  // analyze_fail report state.
+  Section section_ = Section::None;
+  bool title_next_ = false;  // a rule was read and a "- Title:" line follows
+  bool title_rule_ = false;  // a title was read and its closing rule follows
+  uint64_t last_rule_line_ = 0;
+  std::vector<std::string> exception_;
+  // A marker read and not yet given to a node.
+  std::optional<uint32_t> marker_;
+  uint64_t marker_line_ = 0;
 };
 
 }  // namespace
 
 size_t matching_bracket(std::string_view text, size_t open) {
   if (open >= text.size()) return std::string_view::npos;
-  std::vector<char> stack{closer_of(text[open])};
+  // The closers expected, innermost last: on the stack up to 64 levels, on the heap beyond (this
+  // runs for every node line, so it must not allocate).
+  char fixed[64];
+  std::string deep;
+  size_t depth = 0;
+  auto push = [&](char c) {
+    if (depth < sizeof fixed)
+      fixed[depth] = c;
+    else
+      deep.push_back(c);
+    ++depth;
+  };
+  auto top = [&] { return depth <= sizeof fixed ? fixed[depth - 1] : deep.back(); };
+  auto pop = [&] {
+    if (depth > sizeof fixed) deep.pop_back();
+    --depth;
+  };
+  push(closer_of(text[open]));
   bool quoted = false;
   for (size_t i = open + 1; i < text.size(); ++i) {
     char c = text[i];
@@ -601,12 +850,12 @@ size_t matching_bracket(std::string_view text, size_t open) {
     }
     if (c == '"') {
       quoted = true;
-    } else if (c == stack.back()) {
-      stack.pop_back();
-      if (stack.empty()) return i + 1;
+    } else if (c == top()) {
+      pop();
+      if (depth == 0) return i + 1;
     } else if (opens_here(text, i)) {
-      stack.push_back(closer_of(c));
-    } else if ((c == ')' || c == ']' || c == '}') && c != stack.back()) {
+      push(closer_of(c));
+    } else if ((c == ')' || c == ']' || c == '}') && c != top()) {
       return std::string_view::npos;  // a closer of another kind: unbalanced
     }
   }
@@ -640,7 +889,9 @@ std::vector<std::string> split_top_level(std::string_view text) {
 bool looks_like_graph_text(std::string_view text, std::string& why) {
   std::string_view head = text.substr(0, std::min<size_t>(text.size(), 64 * 1024));
   for (std::string_view mark :
-       {"#IR entry", "# IR entry:", "# Total params:", "#Total params", "subgraph @"})
+       {"#IR entry", "# IR entry:", "# Total params:", "#Total params", "subgraph @",
+        "# The following shows the last analyze fail log message",
+        "# 1.This file shows the parsed IR info"})
     if (head.find(mark) != std::string_view::npos) return true;
   if (head.find("somas") != std::string_view::npos || head.find("SOMAS") != std::string_view::npos)
     why = "looks like a memory-planner dump (somas)";

@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert watch-check)
+tools=(dump-parse dump-convert watch-check ir-to-dot)
 failures=0
 
 fail() {
@@ -99,7 +99,7 @@ check_bash_complete() {
     fi
 
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
-    local w=$src/completions/bash/watch-check
+    local w=$src/completions/bash/watch-check i=$src/completions/bash/ir-to-dot
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -126,6 +126,15 @@ check_bash_complete() {
         expect_completion "$mode" "$w" _watch_check "watch-check --junit r" "rank_0 run.log"
         expect_completion "$mode" "$w" _watch_check "watch-check r" "rank_0"
         expect_completion "$mode" "$w" _watch_check "watch-check --max" "--max-hits"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --rankdir " "BT LR RL TB"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --rankdir=L" "LR"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --no" "--no-monads --no-types"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --focus " ""
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot r" "rank_0 run.log"
+        # -o: any path for one file input, a directory for a directory or several inputs.
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot -o r" "rank_0 run.log"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot rank_0 -o " "out rank_0"
+        expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --focus x run.log watch.json -o " "out rank_0"
     done
     finish
 }
@@ -168,6 +177,8 @@ check_fish_complete() {
     expect_fish "$src" dump-convert "dump-convert -t " "bin msnpy npy"
     expect_fish "$src" watch-check "watch-check --condition WC" "WCL WCS"
     expect_fish "$src" watch-check "watch-check --fail-on " "any error hit never"
+    expect_fish "$src" ir-to-dot "ir-to-dot --rankdir " "BT LR RL TB"
+    expect_fish "$src" ir-to-dot "ir-to-dot --no" "--no-monads --no-types"
     finish
 }
 

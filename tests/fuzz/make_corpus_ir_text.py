@@ -97,6 +97,52 @@ subgraph @kernel_graph_0(%para1_x) {
 }
 """
 
+RULE = "# " + "=" * 95 + "\n"
+DASHES = "-" * 52 + "\n"
+
+# analyze_fail.ir, 2.2+ form (spec §13.3): the report, then two instances of one graph and markers.
+ANALYZE_FAIL = (
+    RULE + "# The following shows the last analyze fail log message.\n" + RULE + "\n"
+    + DASHES + "- Caught exception:\n" + DASHES
+    + "For 'Conv2D', 'C_in' of input 'x' shape must be 3, but got 224.\n\nAt:\n"
+    "  C:\\Users\\dev\\train.py(57): construct\n\n"
+    + DASHES + "- C++ Call Stack: (For framework developers)\n" + DASHES
+    + "mindspore/ops/infer/conv2d.cc:240 Conv2dInferShape\n\n"
+    + DASHES + "- The Traceback of Net Construct Code:\n" + DASHES
+    + "# 0 In file C:\\Users\\dev\\train.py:57~58, 8~34\n"
+    "        out = self.net(x)\n"
+    "              ^~~~~~~~~~~\n"
+    "# 1 In file /home/\u674e\u96f7/lenet.py:41, 12~25\n"
+    "        x = self.conv1(x)\n\n"
+    + RULE
+    + "# The following shows the IR when the function graphs evaluation fails to help locate the problem.\n"
+    + RULE + "\n"
+    + STYLE_C.replace("# Total subgraphs: 1", "# Total subgraphs: 0")
+    + "subgraph attr:\nsubgraph instance: 20_2_construct_305 : 0x1354a0000\n"
+    "subgraph @20_2_construct_305() {\n#------------------------> 1\n  Return(I64(1))\n}\n"
+    "subgraph instance: 20_2_construct_305 : 0x1354b0000\n"
+    "subgraph @20_2_construct_305() {\n  Return(I64(2))\n}\n"
+    + RULE + "# The rest function graphs are the following:\n" + RULE
+    + "No more function graphs.\n"
+)
+
+# The 1.8-2.1 middle form (spec §13.2).
+MIDDLE = """# 1.This file shows the parsed IR info when graph evaluating failed to help find the problem.
+# 2.You can search the last `------------------------>` to the node which is inferred failed.
+# ===============================================================================
+
+subgraph attr:
+subgraph instance: after_grad.42 : 000001DF192CD730
+subgraph @after_grad.42(%para1_args0) {
+  %1([CNode]46) = MakeTuple(%para1_args0)
+#------------------------> 1
+  %2([CNode]47) = UnpackCall(%1)
+  Return(%2)
+}
+#===============================================================================
+# num of function graphs in stack: 2
+"""
+
 SEEDS = {
     "style_a.ir": STYLE_A,
     "style_b.ir": STYLE_B,
@@ -106,6 +152,12 @@ SEEDS = {
     "unbalanced.ir": STYLE_C.replace("(%para1_x, %para2_y)", "(%para1_x, (%para2_y)"),
     "duplicate_id.ir": STYLE_C.replace("%1(CNode_6)", "%0(CNode_6)"),
     "somas.ir": "somas_pre_processed_info\ntensor: 1 size: 512\n",
+    "analyze_fail.ir": ANALYZE_FAIL,
+    "analyze_fail_middle.ir": MIDDLE,
+    "analyze_fail_report_only.ir": ANALYZE_FAIL[: ANALYZE_FAIL.index("# IR entry")],
+    "analyze_fail_bad_marker.ir": ANALYZE_FAIL.replace("> 1\n", "> x\n").replace(
+        "  Return(I64(1))\n}", "  Return(I64(1))\n#------------------------> 9\n}"),
+    "analyze_fail_frame_first.ir": ANALYZE_FAIL.replace("# 0 In file", "stray\n# 0 In file"),
     "empty.ir": "",
 }
 

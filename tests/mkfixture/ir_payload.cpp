@@ -200,15 +200,17 @@ void write_node(Writer& w, const Node& n, std::vector<GraphNode>& done, int64_t&
     return;
   }
   g.is_return = n.has("return");
+  // "#------------------------> D" right before the node (spec §13, §3.1).
+  if (auto m = n.find("marker")) out << "#------------------------> " << m->u64() << "\n";
   if (g.is_return) {
-    n.check_keys(
-        {"return", "name", "uid", "type_in", "extra", "scope", "fullname", "source", "order"});
+    n.check_keys({"return", "name", "uid", "type_in", "extra", "scope", "fullname", "source",
+                  "order", "marker"});
     g.op = w.version.before(1, 2) ? "return" : "Return";
     g.inputs.push_back(operand(w, n.at("return")));
   } else {
     n.check_keys({"id", "name", "uid", "op", "inputs", "type_in", "type_out", "primitive_attrs",
                   "cnode_attrs", "cnode_primal_attrs", "suffix", "extra", "scope", "fullname",
-                  "source", "order"});
+                  "source", "order", "marker"});
     g.id = n.has("id") ? n.at("id").i64() : next_id;
     next_id = g.id + 1;
     g.op = n.at("op").string();
@@ -316,11 +318,99 @@ void write_node(Writer& w, const Node& n, std::vector<GraphNode>& done, int64_t&
   done.push_back(g);
 }
 
+const std::string kRule95 = "# " + std::string(95, '=') + "\n";
+const std::string kRestBanner =
+    kRule95 + "# The rest function graphs are the following:\n" + kRule95;
+
+// An analyze_fail report (spec §13.2, §13.3): the text before the graphs, and where the graphs of
+// the evaluation stack end.
+struct Report {
+  bool middle = false;
+  std::string head;
+  size_t stack_graphs = 0;
+  uint64_t graphs_in_stack = 0;
+};
+
+std::vector<std::string> lines_of(const Node& node) {
+  std::vector<std::string> lines;
+  for (const auto& line : node.elements()) lines.push_back(line.string());
+  return lines;
+}
+
+Report read_report(const Node& f, Version version, size_t graphs) {
+  f.check_keys({"form", "exception", "cxx_stack", "traceback", "stack_graphs", "graphs_in_stack"});
+  Report r;
+  const std::string form = f.has("form")          ? f.at("form").string()
+                           : version.before(2, 2) ? std::string("middle")
+                                                  : std::string("2.2");
+  if (form != "2.2" && form != "middle")
+    f.at("form").fail("expected \"2.2\" or \"middle\", found \"" + form + "\"");
+  r.middle = form == "middle";
+  r.stack_graphs = f.has("stack_graphs") ? f.at("stack_graphs").u64() : graphs;
+  r.graphs_in_stack = f.has("graphs_in_stack") ? f.at("graphs_in_stack").u64() : r.stack_graphs;
+  std::ostringstream out;
+  if (r.middle) {
+    for (const char* key : {"exception", "cxx_stack", "traceback"})
+      if (f.has(key)) f.at(key).fail("the middle form (1.8-2.1) has no report sections");
+    out << "# 1.This file shows the parsed IR info when graph evaluating failed to help find the "
+           "problem.\n"
+           "# 2.You can search the last `------------------------>` to the node which is inferred "
+           "failed.\n"
+           "# 3.Refer to https://www.mindspore.cn/search?inputValue=analyze_fail.ir to get more "
+           "instructions.\n# "
+        << std::string(79, '=') << "\n\n";
+    r.head = out.str();
+    return r;
+  }
+  const std::string dashes(52, '-');
+  auto section = [&](const std::string& title) {
+    out << dashes << "\n- " << title << "\n" << dashes << "\n";
+  };
+  out << kRule95 << "# The following shows the last analyze fail log message.\n" << kRule95 << "\n";
+  if (auto e = f.find("exception")) {
+    section("Caught exception:");
+    for (const auto& line : lines_of(*e)) out << line << "\n";
+    out << "\n";
+  }
+  if (auto c = f.find("cxx_stack")) {
+    section("C++ Call Stack: (For framework developers)");
+    for (const auto& line : lines_of(*c)) out << line << "\n";
+    out << "\n";
+  }
+  if (auto t = f.find("traceback")) {
+    section("The Traceback of Net Construct Code:");
+    size_t index = 0;
+    for (const auto& frame : t->elements()) {
+      frame.check_keys({"file", "line", "where", "code"});
+      std::string where =
+          frame.has("where") ? frame.at("where").string() : std::to_string(frame.at("line").u64());
+      out << "# " << index++ << " In file " << frame.at("file").string() << ":" << where << "\n";
+      if (auto code = frame.find("code"))
+        for (const auto& line : lines_of(*code)) out << line << "\n";
+    }
+    out << "\n";
+  }
+  out << kRule95
+      << "# The following shows the IR when the function graphs evaluation fails to help locate "
+         "the problem.\n"
+         "# You can search the last ------------------------> to the node which is evaluated "
+         "failure.\n"
+         "# Refer to https://www.mindspore.cn/search?inputValue=analyze_fail.ir to get more "
+         "instructions.\n"
+      << kRule95 << "\n";
+  r.head = out.str();
+  return r;
+}
+
+std::vector<std::byte> build_dat(const Node& ir);
+
 }  // namespace
 
 std::vector<std::byte> build_ir(const Node& ir) {
+  if (ir.has("style") && ir.at("style").is_string() && ir.at("style").string() == "dat")
+    return build_dat(ir);
   ir.check_keys({"style", "version", "entry", "attrs", "params", "graphs", "total_params",
-                 "total_subgraphs", "node_count", "blank_lines_between", "raw_lines"});
+                 "total_subgraphs", "node_count", "blank_lines_between", "raw_lines", "failure"});
   Writer w;
   const Node style = ir.at("style");
   const std::string s = style.string();
@@ -338,7 +428,7 @@ std::vector<std::byte> build_ir(const Node& ir) {
     w.style = Style::Rdr;
     default_version = "2.3";
   } else {
-    style.fail("expected \"A\", \"B\", \"C\" or \"rdr\", found \"" + s + "\"");
+    style.fail("expected \"A\", \"B\", \"C\", \"rdr\" or \"dat\", found \"" + s + "\"");
   }
   if (auto v = ir.find("version")) {
     w.version = parse_version(*v);
@@ -381,6 +471,9 @@ std::vector<std::byte> build_ir(const Node& ir) {
   }
   const std::string entry =
       ir.has("entry") ? ir.at("entry").string() : graphs[0].at("name").string();
+  std::optional<Report> report;
+  if (auto f = ir.find("failure")) report = read_report(*f, w.version, graphs.size());
+  const bool middle = report && report->middle;
 
   std::ostream& out = w.out;
   const bool c_spacing = w.style_c_spacing();
@@ -390,8 +483,10 @@ std::vector<std::byte> build_ir(const Node& ir) {
       if (auto a = ir.find("attrs")) w.attr_lines(*a);
       return;
     }
+    // analyze_fail.ir writes 0 whatever follows (spec §13.3).
+    const uint64_t declared = report ? 0 : graphs.size();
     out << "# IR entry: @" << entry << "\n# Total subgraphs: "
-        << (ir.has("total_subgraphs") ? ir.at("total_subgraphs").u64() : graphs.size()) << "\n\n";
+        << (ir.has("total_subgraphs") ? ir.at("total_subgraphs").u64() : declared) << "\n\n";
     if (auto a = ir.find("attrs"); a && !a->value().empty()) {
       out << "# Attrs:\n";
       w.attr_lines(*a);
@@ -425,6 +520,7 @@ std::vector<std::byte> build_ir(const Node& ir) {
     for (size_t gi = 0; gi < graphs.size(); ++gi) {
       const Node& g = graphs[gi];
       const std::string name = g.at("name").string();
+      if (report && !middle && gi == report->stack_graphs) out << kRestBanner;
       if (gi > 0)
         for (uint64_t b = 0; b < blank_between; ++b) out << "\n";
       if (auto pre = g.find("prefix_lines"))
@@ -502,6 +598,12 @@ std::vector<std::byte> build_ir(const Node& ir) {
       }
       if (w.style == Style::A) out << "\n";
     }
+    if (report && !middle) {
+      if (report->stack_graphs >= graphs.size()) out << kRestBanner << "No more function graphs.\n";
+    } else if (middle) {
+      out << "#" << std::string(79, '=')
+          << "\n# num of function graphs in stack: " << report->graphs_in_stack << "\n";
+    }
     body = w.out.str();
     saved.swap(w.out);
   }
@@ -524,7 +626,10 @@ std::vector<std::byte> build_ir(const Node& ir) {
           << "\nTotal number of cnodes: " << count_cnodes << "\n\n";
   };
 
-  if (w.style == Style::Rdr) {
+  if (report) out << report->head;
+  if (middle) {
+    // The 1.8-2.1 form has no header: the banner, then the subgraphs (spec §13.2).
+  } else if (w.style == Style::Rdr) {
     write_params();
     write_node_count();
     write_header();
@@ -544,4 +649,304 @@ std::vector<std::byte> build_ir(const Node& ir) {
   return bytes;
 }
 
+}  // namespace msdt::fixture
+
+// "style": "dat": the 1.x `.dat` export (spec §8) and the 1.x analyze_fail.dat (§13.1) from the
+// same graph description: `# [No.K] <name>`, `funcgraph fg_<id>[fg_<parent>](`, parameter lines
+// numbered across the file, `%k : <type> = Primitive::<Op>{prim_type=1}[attrs](args)    #(types)
+// #scope: <scope>` node lines and their `      # In file …#<name>` debug lines.
+namespace msdt::fixture {
+namespace {
+
+// DumpText forms of the element types (spec §8: `Tensor(F32)[2, 3]`).
+std::string dat_dtype(const std::string& name) {
+  static const std::map<std::string, std::string> kShort = {
+      {"Float16", "F16"}, {"Float32", "F32"}, {"Float64", "F64"}, {"BFloat16", "BF16"},
+      {"Int8", "I8"},     {"Int16", "I16"},   {"Int32", "I32"},   {"Int64", "I64"},
+      {"UInt8", "U8"},    {"UInt16", "U16"},  {"UInt32", "U32"},  {"UInt64", "U64"},
+      {"Bool", "Bool"}};
+  auto it = kShort.find(name);
+  return it == kShort.end() ? name : it->second;
+}
+
+// "Tensor[Float32]" -> "Tensor(F32)", "Ref[Tensor[Float32]]" -> "Ref[Tensor(F32)]".
+std::string dat_type_name(const std::string& type) {
+  if (type.starts_with("Ref[") && type.ends_with("]"))
+    return "Ref[" + dat_type_name(type.substr(4, type.size() - 5)) + "]";
+  if (type.starts_with("Tensor[") && type.ends_with("]"))
+    return "Tensor(" + dat_dtype(type.substr(7, type.size() - 8)) + ")";
+  return type;
+}
+
+// A type of the description in the .dat notation: "<…>" loses its angle brackets, another string
+// is verbatim, {"type", "shape"} is converted.
+std::string dat_type(const Node& node) {
+  if (node.is_string()) {
+    std::string text = node.string();
+    if (text.starts_with("<") && text.ends_with(">")) return text.substr(1, text.size() - 2);
+    return text;
+  }
+  node.check_keys({"type", "shape"});
+  std::string text = dat_type_name(node.at("type").string());
+  if (auto shape = node.find("shape")) {
+    std::string dims;
+    for (const auto& d : shape->elements())
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d.i64());
+    text += "[" + dims + "]";
+  }
+  return text;
+}
+
+struct DatParam {
+  std::string name;
+  std::optional<std::string> type;  // none: "Undefined", written without " : <type>"
+  size_t number = 0;
+};
+
+DatParam read_dat_param(const Node& node) {
+  DatParam p;
+  if (node.is_string()) {
+    p.name = node.string();
+    return p;
+  }
+  node.check_keys({"name", "type", "shape"});
+  p.name = node.at("name").string();
+  if (node.has("type")) {
+    json t = json::object();
+    t["type"] = node.at("type").value();
+    if (node.has("shape")) t["shape"] = node.at("shape").value();
+    p.type = node.at("type").string().starts_with("<") ? dat_type(node.at("type"))
+                                                       : dat_type(Node(t, node.path()));
+  }
+  return p;
+}
+
+// The graph id of "254_129_1_construct_wrapper.905": the digits at the end of the name.
+std::string default_fg_id(const std::string& name, size_t index) {
+  size_t end = name.size();
+  while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+  if (end == name.size()) return std::to_string(index + 1);
+  return name.substr(end);
+}
+
+std::vector<std::byte> build_dat(const Node& ir) {
+  ir.check_keys(
+      {"style", "version", "entry", "params", "graphs", "total_subgraphs", "raw_lines", "failure"});
+  Version version{1, 5};
+  if (auto v = ir.find("version")) version = parse_version(*v);
+  if (!version.before(2, 0)) ir.at("version").fail("the .dat export is 1.x only");
+  const auto graphs = ir.at("graphs").elements();
+  if (graphs.empty()) ir.at("graphs").fail("expected at least one graph");
+
+  std::optional<size_t> stack_graphs;
+  std::optional<uint64_t> graphs_in_stack;
+  if (auto f = ir.find("failure")) {
+    f->check_keys({"form", "stack_graphs", "graphs_in_stack"});
+    if (auto form = f->find("form"); form && form->string() != "dat")
+      form->fail("a .dat file has only the \"dat\" form (no report sections)");
+    stack_graphs = f->has("stack_graphs") ? f->at("stack_graphs").u64() : graphs.size();
+    graphs_in_stack = f->has("graphs_in_stack") ? f->at("graphs_in_stack").u64() : *stack_graphs;
+  }
+
+  // Graph ids first: operands and parents name graphs by them.
+  std::map<std::string, std::string> ids;  // name -> "fg_<id>"
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    const Node& g = graphs[gi];
+    const std::string name = g.at("name").string();
+    std::string id = g.has("id") ? std::to_string(g.at("id").u64()) : default_fg_id(name, gi);
+    ids.emplace(name, "fg_" + id);
+  }
+  auto graph_ref = [&](const Node& where, const std::string& name) {
+    auto it = ids.find(name);
+    if (it == ids.end()) where.fail("no graph named \"" + name + "\"");
+    return it->second;
+  };
+
+  // Parameters are numbered across the file, in the order of the graphs (AnfExporter's
+  // param_index); the entry graph lists the description's "params" first.
+  std::vector<DatParam> entry_params;
+  if (auto ps = ir.find("params"))
+    for (const auto& p : ps->elements()) entry_params.push_back(read_dat_param(p));
+  const std::string entry =
+      ir.has("entry") ? ir.at("entry").string() : graphs[0].at("name").string();
+  size_t next_param = 1;
+  bool entry_numbered = false;
+
+  std::ostringstream out;
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    const Node& g = graphs[gi];
+    g.check_keys({"name", "id", "parent", "params", "address", "location", "nodes", "order"});
+    const std::string name = g.at("name").string();
+    if (stack_graphs && gi == *stack_graphs) out << "#" << std::string(79, '=') << "\n\n\n";
+    std::vector<DatParam> params;
+    if (name == entry) {
+      if (!entry_numbered)
+        for (auto& p : entry_params) p.number = next_param++;
+      entry_numbered = true;
+      params = entry_params;
+    }
+    const size_t own = params.size();
+    if (auto ps = g.find("params"))
+      for (const auto& p : ps->elements()) params.push_back(read_dat_param(p));
+    for (size_t i = own; i < params.size(); ++i) params[i].number = next_param++;
+
+    out << "# [No." << (gi + 1) << "] " << name;
+    if (auto a = g.find("address")) out << " @ctx.addr=" << a->string();
+    out << "\n";
+    if (auto loc = g.find("location"))
+      out << "# In file " << loc->string() << "\n";
+    else
+      out << "\n";  // the writer prints the empty debug info as an empty line
+    out << "funcgraph " << graph_ref(g, name);
+    if (auto p = g.find("parent"); p && !p->value().is_null())
+      out << "[" << graph_ref(*p, p->string()) << "]";
+    out << "(\n";
+    for (size_t i = 0; i < params.size(); ++i) {
+      out << (i == 0 ? "        " : "        , ") << "%para" << params[i].number;
+      if (params[i].type) out << " : " << *params[i].type;
+      out << "    # " << params[i].name << "\n";
+    }
+    out << (params.empty() ? "" : "    ") << ") {\n";
+
+    // Operands: "param:x" -> %paraN (this graph's, then the entry graph's), "@g" ->
+    // FuncGraph::fg_N.
+    auto operand = [&](const Node& node) {
+      std::string text = node.string();
+      if (text.starts_with("param:")) {
+        for (const auto& p : params)
+          if (p.name == text.substr(6)) return "%para" + std::to_string(p.number);
+        for (const auto& p : entry_params)
+          if (p.name == text.substr(6)) return "%para" + std::to_string(p.number);
+        node.fail("no parameter named \"" + text.substr(6) + "\"");
+      }
+      if (text.starts_with("@")) return "FuncGraph::" + graph_ref(node, text.substr(1));
+      return text;
+    };
+    std::map<std::string, std::string> node_types;  // "%k" -> its type
+    std::vector<std::string> order;
+    int64_t next_id = 1;
+    uint64_t next_uid = 1;
+    for (const auto& n : g.at("nodes").elements()) {
+      if (n.has("raw")) {
+        n.check_keys({"raw"});
+        out << n.at("raw").string() << "\n";
+        continue;
+      }
+      const bool is_return = n.has("return");
+      if (is_return)
+        n.check_keys({"return", "name", "uid", "type_in", "scope", "source", "marker"});
+      else
+        n.check_keys({"id", "name", "uid", "op", "inputs", "type_in", "type_out", "primitive_attrs",
+                      "scope", "source", "marker"});
+      if (auto m = n.find("marker")) out << "\n#------------------------> " << m->u64() << "\n";
+      std::vector<std::string> inputs;
+      std::string op;
+      int64_t id = 0;
+      if (is_return) {
+        op = version.before(1, 2) ? "Primitive::return{prim_type=1}"
+                                  : "Primitive::Return{prim_type=1}";
+        inputs.push_back(operand(n.at("return")));
+      } else {
+        id = n.has("id") ? n.at("id").i64() : next_id;
+        next_id = id + 1;
+        op = n.at("op").string();
+        if (op.starts_with("call @"))
+          op = "FuncGraph::" + graph_ref(n.at("op"), op.substr(6));
+        else if (op.find("::") == std::string::npos && !op.starts_with("%"))
+          op = "Primitive::" + op + "{prim_type=1}";
+        if (auto a = n.find("primitive_attrs")) op += "[" + a->string() + "]";
+        if (auto in = n.find("inputs"))
+          for (const auto& i : in->elements()) inputs.push_back(operand(i));
+      }
+      std::string node_name;
+      if (auto nm = n.find("name")) {
+        node_name = nm->string();
+      } else {
+        uint64_t uid = n.has("uid") ? n.at("uid").u64() : next_uid;
+        next_uid = uid + 1;
+        node_name = "[CNode]" + std::to_string(uid);
+      }
+      std::vector<std::string> types;
+      if (auto t = n.find("type_in")) {
+        for (const auto& e : t->elements()) types.push_back(dat_type(e));
+      } else {
+        for (const auto& in : inputs) {
+          std::string type = "Undefined";
+          if (auto it = node_types.find(in); it != node_types.end()) type = it->second;
+          for (const auto& p : params)
+            if (in == "%para" + std::to_string(p.number) && p.type) type = *p.type;
+          for (const auto& p : entry_params)
+            if (in == "%para" + std::to_string(p.number) && p.type) type = *p.type;
+          if (in == "U" || in == "UMonad[U]") type = "UMonad";
+          types.push_back(type);
+        }
+      }
+      out << "    ";
+      if (!is_return) {
+        out << "%" << id;
+        if (auto t = n.find("type_out")) {
+          std::string type = dat_type(*t);
+          node_types["%" + std::to_string(id)] = type;
+          out << " : " << type;
+        }
+        out << " = ";
+      }
+      out << op << "(" << join(inputs) << ")";
+      if (!inputs.empty()) out << "    #(" << join(types) << ")";
+      out << " #scope: " << (n.has("scope") ? n.at("scope").string() : std::string("Default"))
+          << "\n";
+      // Debug info: the source lines, then "#<name>" (AnfExporter::OutputCNodes); the analyze_fail
+      // exporter writes no name.
+      std::string suffix = stack_graphs ? "" : "#" + node_name;
+      std::vector<std::string> source;
+      if (auto src = n.find("source"))
+        for (const auto& line : src->elements()) source.push_back(line.string());
+      if (source.empty()) {
+        out << suffix << "\n";
+      } else {
+        for (size_t i = 0; i < source.size(); ++i)
+          out << "      # In file " << source[i] << (i + 1 == source.size() ? suffix : "") << "\n";
+      }
+      std::string callee = is_return ? std::string("Return") : n.at("op").string();
+      std::string entry_text =
+          name + ":" + node_name + "{[0]: " +
+          (callee.starts_with("call @") ? "ValueNode<FuncGraph> " + callee.substr(6)
+                                        : "ValueNode<Primitive> " + callee);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        entry_text += ", [" + std::to_string(i + 1) + "]: " + inputs[i];
+      order.push_back(entry_text + "}");
+    }
+    out << "}\n";
+    bool write_order = !stack_graphs;
+    if (auto o = g.find("order")) write_order = o->boolean();
+    if (write_order) {
+      out << "# order:\n";
+      for (size_t i = 0; i < order.size(); ++i) {
+        std::string index = std::to_string(i + 1);
+        out << "#" << std::string(index.size() < 4 ? 4 - index.size() : 0, ' ') << index << ": "
+            << order[i] << "\n";
+      }
+    }
+    out << "\n\n";
+  }
+  if (stack_graphs) {
+    if (*stack_graphs >= graphs.size()) out << "#" << std::string(79, '=') << "\n";
+    out << "# num of function graphs in stack: " << *graphs_in_stack << "\n";
+    if (auto t = ir.find("total_subgraphs"))
+      out << "# num of total function graphs: " << t->u64() << "\n";
+  } else {
+    out << "# num of total function graphs: "
+        << (ir.has("total_subgraphs") ? ir.at("total_subgraphs").u64() : graphs.size());
+  }
+  if (auto raw = ir.find("raw_lines"))
+    for (const auto& line : raw->elements()) out << "\n" << line.string();
+
+  std::string text = out.str();
+  std::vector<std::byte> bytes;
+  bytes.reserve(text.size());
+  for (char c : text) bytes.push_back(static_cast<std::byte>(c));
+  return bytes;
+}
+
+}  // namespace
 }  // namespace msdt::fixture

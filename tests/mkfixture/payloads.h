@@ -22,5 +22,11 @@ std::vector<std::byte> build_overflow_payload(const Node& overflow);
 
 // "ir": a MindSpore graph text dump (.ir) in one version's style (ir spec §2-§5).
 std::vector<std::byte> build_ir(const Node& ir);
+// "graph_proto": one graph of the same description as an anf_ir.proto GraphProto, or a ModelProto
+// with "model": true (summary spec §6).
+std::vector<std::byte> build_graph_proto(const Node& description);
+// "generate" inside an ir or graph_proto description: the description with "params" and "graphs"
+// of a generated network in their place (README.md, "Generated graphs").
+json generate_ir(const Node& ir);
 
 }  // namespace msdt::fixture

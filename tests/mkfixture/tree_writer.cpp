@@ -97,8 +97,8 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw", "ascend",  "overflow", "text",   "lines",       "json",
-    "hex", "dir", "symlink", "fifo",     "socket", "count_lines", "ir"};
+    "npy", "raw",     "ascend", "overflow", "text",        "lines", "json",       "hex",
+    "dir", "symlink", "fifo",   "socket",   "count_lines", "ir",    "graph_proto"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -120,7 +120,7 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   if (content_key == nullptr && !empty)
     entry.fail(
         "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
-        "fifo, socket, count_lines, ir, empty)");
+        "fifo, socket, count_lines, ir, graph_proto, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -149,9 +149,13 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       bytes = build_ascend(entry.at("ascend"));
     else if (key == "overflow")
       bytes = build_overflow_file(entry.at("overflow"));
-    else if (key == "ir")
-      bytes = build_ir(entry.at("ir"));
-    else if (key == "text")
+    else if (key == "ir" || key == "graph_proto") {
+      const Node described = entry.at(key);
+      json generated;  // "generate": the network the generator states, in place of the graphs
+      if (described.has("generate")) generated = generate_ir(described);
+      const Node ir = described.has("generate") ? Node(generated, described.path()) : described;
+      bytes = key == "ir" ? build_ir(ir) : build_graph_proto(ir);
+    } else if (key == "text")
       bytes = text_bytes(entry.at("text").string());
     else if (key == "lines") {
       for (const auto& line : entry.at("lines").elements()) {
@@ -222,7 +226,7 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 const std::initializer_list<std::string_view> kEntryKeys = {
     "path",  "npy",   "raw",  "ascend",  "overflow",    "text",       "lines",
     "json",  "hex",   "dir",  "symlink", "truncate_at", "append_hex", "mode",
-    "mtime", "empty", "fifo", "socket",  "count_lines", "ir"};
+    "mtime", "empty", "fifo", "socket",  "count_lines", "ir",         "graph_proto"};
 
 }  // namespace
 

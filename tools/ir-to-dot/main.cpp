@@ -1,5 +1,6 @@
 // ir-to-dot: MindSpore graph files (.ir, .dat, graph protobuf, analyze_fail) as Graphviz DOT.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <regex>
 
 #include "io/cli.h"
@@ -44,13 +45,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"TB", "LR", "BT", "RL"}));
   app.add_flag("--whole", whole,
                "analyze_fail files: draw every graph, not only the failure's neighbourhood");
-  auto* json_flag = app.add_flag("--json", json, "the graph model (or --stats, --why) as JSON");
+  app.add_flag("--json", json, "the graph model (or --stats, --why) as JSON");
   auto* stats_flag = app.add_flag("--stats", stats, "node counts by op type, graph and scope");
   auto* why_flag = app.add_flag("--why", why, "explain an analyze_fail file in one screen");
   auto* diff_flag = app.add_flag("--diff", diff, "A B: draw B with what changed since A");
   app.add_option("-j,--jobs", jobs, "parallel workers for directories (default: all cores)");
   why_flag->excludes(stats_flag)->excludes(diff_flag);
-  diff_flag->excludes(json_flag);
   focus_opt->excludes(why_flag);
 
   msdt::Diagnostics diagnostics("ir-to-dot");
@@ -58,8 +58,15 @@ int main(int argc, char** argv) {
     if (diff && inputs.size() != 2)
       throw CLI::ValidationError("--diff takes exactly two graph files: A B");
     if (why && inputs.size() != 1) throw CLI::ValidationError("--why takes one analyze_fail file");
-    if (!diff && inputs.size() > 1 && (output.empty() || output == "-"))
-      throw CLI::ValidationError("several inputs need -o DIR for their outputs");
+    if (diff && json && !stats)
+      throw CLI::ValidationError("--diff draws DOT; --json goes with --diff --stats");
+    bool to_directory = inputs.size() > 1;
+    for (const std::string& input : inputs) {
+      std::error_code ec;
+      if (input != "-" && std::filesystem::is_directory(input, ec)) to_directory = true;
+    }
+    if (!diff && to_directory && (output.empty() || output == "-"))
+      throw CLI::ValidationError("directories and several inputs need -o DIR for their outputs");
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 
