@@ -8,6 +8,7 @@
 
 #include "dump/file_workers.h"
 #include "dump/tree.h"
+#include "io/bury.h"
 #include "io/mapped_file.h"
 #include "io/output_file.h"
 #include "io/parallel.h"
@@ -34,8 +35,10 @@ Expected<MappedFile> read_input(const std::string& input) {
   return input == "-" ? MappedFile::read_stdin() : MappedFile::open(input, Reading::Whole);
 }
 
-// Reads one input and renders what `options` ask for.
-Result render(const std::string& input, const ConvertOptions& options, bool in_walk) {
+// Reads one input and renders what `options` ask for. `last`: nothing is read after it.
+// `stream`: DOT goes there as it is made rather than into Result::text.
+Result render(const std::string& input, const ConvertOptions& options, bool in_walk,
+              bool last = false, const DotWriter* stream = nullptr) {
   Result r;
   std::string name = display(input);
   auto mapped = read_input(input);
@@ -56,9 +59,23 @@ Result render(const std::string& input, const ConvertOptions& options, bool in_w
     return r;
   }
   const Module& module = *loaded.module;
+  struct Leave {
+    Loaded& loaded;
+    bool bury_it;
+    ~Leave() {
+      if (bury_it) bury(std::make_unique<Module>(std::move(*loaded.module)));
+    }
+  } leave{loaded, last && !options.free_model};
   for (const Error& w : module.warnings) r.problems.warning(name, w);
   switch (options.output) {
     case Output::Dot: {
+      if (stream) {
+        if (Status failed = draw_dot(module, options.draw, nullptr, *stream)) {
+          r.problems.error(name, *failed);
+          r.failed = true;
+        }
+        return r;
+      }
       auto dot = draw_dot(module, options.draw);
       if (!dot) {
         r.problems.error(name, dot.error());
@@ -140,9 +157,46 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
     std::error_code ec;
     if (input != "-" && fs::is_directory(input, ec)) any_directory = true;
   }
+  // One drawing to standard output or to the file -o names, written as it is made.
+  if (inputs.size() == 1 && !any_directory && options.output == Output::Dot) {
+    std::optional<OpenDirectory> directory;
+    std::optional<AtomicFile> file;
+    Status output_error;
+    DotWriter write = [&](std::string_view piece) -> Status {
+      if (to_stdout(options.destination)) {
+        std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+        return std::nullopt;
+      }
+      if (!file) {  // made at the first piece: a drawing refused leaves nothing behind
+        fs::path target(options.destination);
+        auto opened = OpenDirectory::open(target.has_parent_path() ? target.parent_path() : ".");
+        if (!opened) return output_error = opened.error();
+        directory.emplace(std::move(*opened));
+        auto created = AtomicFile::create(*directory, target.filename().string());
+        if (!created) return output_error = created.error();
+        file.emplace(std::move(*created));
+      }
+      if (Status failed = file->write(piece)) return output_error = failed;
+      return std::nullopt;
+    };
+    Result r = render(inputs.front(), options, false, true, &write);
+    if (output_error) {
+      diagnostics.output_error(options.destination, *output_error);
+      return kExitOutput;
+    }
+    r.problems.replay(diagnostics);
+    if (r.failed) return kExitBadInput;
+    if (file) {
+      if (Status failed = file->commit()) {
+        diagnostics.output_error(options.destination, *failed);
+        return kExitOutput;
+      }
+    }
+    return kExitOk;
+  }
   // One file to standard output or to the file -o names.
   if (inputs.size() == 1 && !any_directory) {
-    Result r = render(inputs.front(), options, false);
+    Result r = render(inputs.front(), options, false, true);
     r.problems.replay(diagnostics);
     if (r.failed) return kExitBadInput;
     if (to_stdout(options.destination)) {

@@ -23,6 +23,9 @@ struct ConvertOptions {
   // A file, "-" or empty for standard output (one input); a directory (directory inputs or
   // several inputs).
   std::string destination;
+  // False in a tool that exits right after: the graph read is left to the OS rather than freed
+  // node by node (io/bury.h).
+  bool free_model = true;
 };
 
 // Exit status: kExitOk; kExitBadInput when an input was not a graph, was damaged, or was over

@@ -377,7 +377,7 @@ class DatParser {
     size_t close = matching_bracket(s, i);
     if (close == std::string_view::npos)
       return error(i, "unbalanced brackets in the operands (truncated line?)");
-    for (const std::string& arg : split_top_level(s.substr(i + 1, close - i - 2)))
+    for (std::string_view arg : split_top_level(s.substr(i + 1, close - i - 2)))
       node.inputs.push_back(classify(arg));
 
     if (op.starts_with("FuncGraph::")) {
@@ -405,7 +405,8 @@ class DatParser {
       size_t end = matching_bracket(notes, types + 1);
       if (end == std::string_view::npos)
         return error(close + types + 1, "unbalanced brackets in the operand types '#(…)'");
-      node.input_types = split_top_level(notes.substr(types + 2, end - types - 3));
+      for (std::string_view t : split_top_level(notes.substr(types + 2, end - types - 3)))
+        node.input_types.emplace_back(t);
       after = notes.substr(end);
       notes = notes.substr(0, types);
     }
@@ -453,7 +454,7 @@ class DatParser {
   // "# fg_5=construct.5(@ctx.addr=0x…), fg_6=…": names of graphs the file may not hold.
   void note_graph_names(std::string_view notes) {
     if (notes.starts_with("#")) notes = trim(notes.substr(1));
-    for (const std::string& item : split_top_level(notes)) {
+    for (std::string_view item : split_top_level(notes)) {
       std::string_view entry = item;
       size_t eq = entry.find('=');
       if (!entry.starts_with("fg_") || eq == std::string_view::npos) continue;

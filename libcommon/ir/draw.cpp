@@ -34,34 +34,42 @@ std::string_view op_type(std::string_view op) {
   return op;
 }
 
-std::string shorten(std::string_view text, size_t limit) {
-  if (text.size() <= limit) return std::string(text);
-  size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "…";
-}
-
 bool is_monad_type(std::string_view label) { return label == "UMonad" || label == "IOMonad"; }
 
 bool is_monad_value(std::string_view text) { return text == "U" || text == "IO"; }
 
 enum class Kind : uint8_t { Op, Call, Return, Parameter, Weight, Constant, Placeholder, Scope };
 
+// A short type label ("Float32[2,3]") as edges and parameters show it, read once per distinct
+// spelling and kept quoted, ready to write.
+struct Label {
+  std::string text;
+  std::string quoted;
+  bool monad = false;  // UMonad or IOMonad
+};
+
+// What is drawn. Node and parameter vertices point into the module and make their ids, labels
+// and tooltips when written; the others own their texts (Drawing::own), so a 100 000-node graph
+// holds no copy of its names.
 struct Vertex {
-  std::string id;
   size_t graph = kNone;
+  const Node* node = nullptr;        // operators, calls, Return, removed nodes
+  const Parameter* param = nullptr;  // the file's parameters
+  uint32_t index = 0;                // node: its index in its graph
+  uint32_t type = 0;                 // its output type's label (Drawing::labels_)
+  uint32_t folded_begin = 0;         // constants folded into the label: Drawing::folded_
+  uint32_t folded_count = 0;
   Kind kind = Kind::Op;
-  std::string label;
-  std::string tooltip;
-  std::string colour;  // fill
-  const Node* node = nullptr;
-  std::string match_text;  // what --focus is matched against, '\n'-separated
   bool monad = false;
   bool keep = true;
-  std::string extra;  // more attributes, ", key=value" each
-  std::string scope;  // scope path of an operator, for --scope-depth
-  std::string type;   // the short label of its output type: "Float32[2,3]"
-  std::vector<std::string> folded;
+  bool removed = false;  // a node of A that --diff draws as removed
+  std::string_view id;   // empty for node vertices: "<graph key>:%k"
+  std::string_view label;
+  std::string_view tooltip;  // empty for node vertices: made when written
+  std::string_view match;    // what --focus is matched against, '\n'-separated (not nodes)
+  std::string_view colour;   // fill
+  std::string_view scope;    // scope path of an operator, for --scope-depth
+  std::string extra;         // more attributes, ", key=value" each
 };
 
 enum class EdgeKind : uint8_t { Data, Monad, Call, Reference };
@@ -69,16 +77,71 @@ enum class EdgeKind : uint8_t { Data, Monad, Call, Reference };
 struct Edge {
   size_t from = 0, to = 0;
   EdgeKind kind = EdgeKind::Data;
-  std::string label;
+  uint32_t label = 0;         // Drawing::labels_; 0: none
   size_t head_graph = kNone;  // Call/Reference: the cluster the edge enters
 };
+
+// Appends `text` quoted as dot_quote spells it.
+bool special_byte(char c) { return static_cast<signed char>(c) < 0x20 || c == '"' || c == '\\'; }
+
+void quote_into(std::string& out, std::string_view text) {
+  // Controls, '"', '\\' and non-ASCII (checked as UTF-8) cannot be copied as they are. No early
+  // exit: the compiler checks many bytes at a time.
+  bool special = false;
+  bool ascii = true;
+  for (char c : text) {
+    special |= special_byte(c);
+    ascii &= static_cast<signed char>(c) >= 0;
+  }
+  out += '"';
+  if (!special) {
+    out += text;
+    out += '"';
+    return;
+  }
+  // Most names are plain ASCII: only text with bytes >= 0x80 needs the UTF-8 check.
+  std::string checked = ascii ? std::string() : escape_invalid_utf8(text);
+  std::string_view valid = ascii ? text : std::string_view(checked);
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < valid.size(); ++i) {
+    char c = valid[i];
+    if (!special_byte(c) || static_cast<signed char>(c) < 0) continue;
+    out.append(valid.substr(run, i - run));
+    run = i + 1;
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += ' ';
+  }
+  out.append(valid.substr(run));
+  out += '"';
+}
+
+void shorten_in_place(std::string& text, size_t limit) {
+  if (text.size() <= limit) return;
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  text += "…";
+}
+
+std::string shorten(std::string_view text, size_t limit) {
+  std::string out(text.substr(0, limit + 4));
+  shorten_in_place(out, limit);
+  return out;
+}
 
 class Drawing {
  public:
   Drawing(const Module& module, const DrawOptions& options, const DiffMarks* diff)
-      : module_(module), options_(options), diff_(diff) {}
+      : module_(module), options_(options), diff_(diff) {
+    labels_.resize(2);
+    labels_[1] = Label{"fn", "\"fn\"", false};
+  }
 
-  Expected<std::string> run() {
+  Status run(const DotWriter& write) {
     name_graphs();
     add_parameters();
     for (size_t g = 0; g < module_.graphs.size(); ++g) add_nodes(g);
@@ -95,18 +158,25 @@ class Drawing {
           "{} nodes to draw, over --max-nodes {}: collapse scopes with --scope-depth N, draw a "
           "neighbourhood with --focus REGEX --radius N, or lift the limit with --max-nodes 0",
           kept, options_.max_nodes));
-    return emit();
+    return emit(write);
   }
 
  private:
+  static constexpr uint32_t kFnLabel = 1;
+
+  std::string_view own(std::string text) { return owned_.emplace_back(std::move(text)); }
+
   // Cluster names: a graph's name, with "#2", "#3" for later instances of a repeated name
   // (analyze_fail.ir, spec §13.3).
   void name_graphs() {
-    std::unordered_map<std::string, size_t> seen;
+    std::unordered_map<std::string_view, size_t> seen;
     for (size_t g = 0; g < module_.graphs.size(); ++g) {
       const Graph& graph = module_.graphs[g];
       size_t n = ++seen[graph.name];
       keys_.push_back(n == 1 ? graph.name : fmt::format("{}#{}", graph.name, n));
+      std::string quoted = dot_quote(keys_.back());
+      quoted.pop_back();  // the closing quote: node ids continue the graph's key
+      key_open_.push_back(std::move(quoted));
       by_name_.emplace(graph.name, g);  // the first instance answers references by name
     }
     node_by_number_.resize(module_.graphs.size());
@@ -117,13 +187,39 @@ class Drawing {
   }
 
   size_t graph_by_name(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     return it == by_name_.end() ? kNone : it->second;
   }
 
   size_t add_vertex(Vertex v) {
     vertices_.push_back(std::move(v));
     return vertices_.size() - 1;
+  }
+
+  // The label of a short type text, interned: equal labels share one entry.
+  uint32_t label_id(std::string text) {
+    if (text.empty()) return 0;
+    auto [it, added] = label_ids_.try_emplace(text, static_cast<uint32_t>(labels_.size()));
+    if (added) {
+      bool monad = is_monad_type(text);
+      std::string quoted = dot_quote(text);
+      labels_.push_back(Label{std::move(text), std::move(quoted), monad});
+    }
+    return it->second;
+  }
+
+  // A type as written ("<Tensor[Float32], (2, 3)>"), read once per distinct spelling.
+  struct ReadType {
+    uint32_t label = 0;
+    bool monad = false;  // TypeSpec::Kind::Monad
+  };
+  ReadType read_type(std::string_view text) {
+    auto it = types_.find(text);
+    if (it != types_.end()) return it->second;
+    TypeSpec spec = parse_type_spec(text);
+    ReadType read{label_id(spec.label()), spec.kind == TypeSpec::Kind::Monad};
+    types_.emplace(text, read);
+    return read;
   }
 
   // Parameters are drawn in the graph whose head lists them; the file's parameters that no head
@@ -133,47 +229,46 @@ class Drawing {
     for (const Graph& g : module_.graphs) total += g.nodes.size() + g.params.size();
     vertices_.reserve(total + total / 8);
     edges_.reserve(2 * total);
-    std::unordered_map<std::string, size_t> owner;
+    std::unordered_map<std::string_view, size_t> owner;
     for (size_t g = 0; g < module_.graphs.size(); ++g)
-      for (const std::string& p : module_.graphs[g].params) {
-        std::string id = p.starts_with("%") ? p.substr(1) : p;
-        owner.emplace(id, g);
-      }
+      for (const std::string& p : module_.graphs[g].params)
+        owner.emplace(std::string_view(p).substr(p.starts_with("%") ? 1 : 0), g);
     size_t entry = module_.graphs.empty() ? kNone : 0;
     if (size_t e = graph_by_name(module_.entry); e != kNone) entry = e;
     for (const Parameter& p : module_.params) {
-      std::string id = p.id();
+      std::string_view id = own(p.id());
       auto it = owner.find(id);
       size_t g = it != owner.end() ? it->second : entry;
       TypeSpec type = parse_type_spec(p.type);
       Vertex v;
       v.id = id;
       v.graph = g;
+      v.param = &p;
       bool weight = p.has_default || type.ref || p.is_weight.value_or(false);
       v.kind = weight ? Kind::Weight : Kind::Parameter;
-      v.label = p.name.empty() ? id : p.name;
       std::string shown = type.label();
+      std::string label(p.name.empty() ? id : std::string_view(p.name));
       if (options_.types && !shown.empty() && type.kind != TypeSpec::Kind::Other)
-        v.label += "\n" + shown;
-      v.tooltip = fmt::format("%{}: {}", id, p.type);
-      v.match_text = id + "\n" + p.name;
+        label += "\n" + shown;
+      v.label = own(std::move(label));
+      v.tooltip = own(fmt::format("%{}: {}", id, p.type));
       v.monad = type.kind == TypeSpec::Kind::Monad;
-      v.type = type.label();
+      v.type = label_id(std::move(shown));
       param_vertex_.emplace(id, add_vertex(std::move(v)));
     }
     // Head parameters the file's parameter list does not have (later graphs' own parameters).
     for (size_t g = 0; g < module_.graphs.size(); ++g)
       for (const std::string& p : module_.graphs[g].params) {
-        std::string id = p.starts_with("%") ? p.substr(1) : p;
+        std::string_view id = std::string_view(p).substr(p.starts_with("%") ? 1 : 0);
         if (param_vertex_.contains(id)) continue;
         Vertex v;
         v.id = id;
         v.graph = g;
         v.kind = Kind::Parameter;
         size_t underscore = id.find('_');
-        v.label = underscore == std::string::npos ? id : id.substr(underscore + 1);
-        v.tooltip = "%" + id;
-        v.match_text = id;
+        v.label = underscore == std::string_view::npos ? id : id.substr(underscore + 1);
+        v.tooltip = own("%" + std::string(id));
+        v.match = id;
         param_vertex_.emplace(id, add_vertex(std::move(v)));
       }
   }
@@ -181,54 +276,85 @@ class Drawing {
   void add_nodes(size_t g) {
     const Graph& graph = module_.graphs[g];
     node_vertex_[g].resize(graph.nodes.size(), kNone);
-    node_by_number_[g].reserve(graph.nodes.size());
+    uint32_t largest = 0;
+    for (const Node& node : graph.nodes)
+      if (node.number) largest = std::max(largest, *node.number);
+    // %k numbers are dense in what MindSpore writes: a table, unless a file says otherwise.
+    NumberIndex& numbers = node_by_number_[g];
+    if (largest <= 4 * graph.nodes.size() + 1024)
+      numbers.dense.assign(static_cast<size_t>(largest) + 1, kNone);
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& node = graph.nodes[i];
       Vertex v;
       v.graph = g;
       v.node = &node;
+      v.index = static_cast<uint32_t>(i);
       if (node.is_return) {
-        v.id = keys_[g] + ":return";
         v.kind = Kind::Return;
         v.label = "Return";
       } else {
-        v.id = node.number ? fmt::format("{}:%{}", keys_[g], *node.number)
-                           : fmt::format("{}:line{}", keys_[g], node.line);
         v.kind = node.op_kind == Node::OpKind::Primitive ? Kind::Op : Kind::Call;
         v.label = node.op;
-        v.colour = node.op_kind == Node::OpKind::Primitive ? std::string(op_colour(node.op))
-                                                           : std::string("#e0e0e0");
+        v.colour = node.op_kind == Node::OpKind::Primitive ? op_colour(node.op) : "#e0e0e0";
       }
-      TypeSpec out = parse_type_spec(node.output_type);
-      v.type = out.label();
-      v.monad = node.op == "UpdateState" || out.kind == TypeSpec::Kind::Monad;
+      ReadType out = read_type(node.output_type);
+      v.type = out.label;
+      v.monad = node.op == "UpdateState" || out.monad;
       v.scope = node.scope;
-      // Operators' match text and tooltip are made when needed (a 100 000-node graph would
-      // otherwise hold two more copies of every name).
       size_t index = add_vertex(std::move(v));
       node_vertex_[g][i] = index;
-      if (node.number) node_by_number_[g].emplace(*node.number, index);
+      if (node.number) numbers.add(*node.number, index);
       if (node.is_return) return_vertex_[g] = index;
     }
   }
 
-  std::string tooltip(const Node& node, const std::string& id) {
-    std::string text = node.number ? fmt::format("%{}({})", *node.number, node.name) : id;
+  // A node vertex's id: "<graph key>:%k", "<graph key>:return" or "<graph key>:line<n>".
+  void node_id_suffix(std::string& out, const Vertex& v) const {
+    if (v.node->is_return)
+      out += ":return";
+    else if (v.node->number)
+      out.append(":%").append(fmt::format_int(*v.node->number).str());
+    else
+      out.append(":line").append(fmt::format_int(v.node->line).str());
+  }
+
+  std::string id_text(const Vertex& v) const {
+    if (!v.id.empty() || !v.node) return std::string(v.id);
+    std::string id = keys_[v.graph];
+    node_id_suffix(id, v);
+    return id;
+  }
+
+  void write_id(std::string& out, const Vertex& v) const {
+    if (!v.id.empty() || !v.node) return quote_into(out, v.id);
+    out += key_open_[v.graph];
+    node_id_suffix(out, v);
+    out += '"';
+  }
+
+  static void tooltip_into(std::string& text, const Node& node, std::string_view id) {
+    if (node.number)
+      text.append("%")
+          .append(fmt::format_int(*node.number).str())
+          .append("(")
+          .append(node.name)
+          .append(")");
+    else
+      text += id;
     if (!node.fullname.empty())
-      text += "\n" + node.fullname;
+      text.append("\n").append(node.fullname);
     else if (!node.scope.empty())
-      text += "\n" + node.scope;
-    if (!node.output_type.empty()) text += "\n-> " + node.output_type;
-    for (const std::string& s : node.source) text += "\nIn file " + s;
-    return shorten(text, kTooltipLimit);
+      text.append("\n").append(node.scope);
+    if (!node.output_type.empty()) text.append("\n-> ").append(node.output_type);
+    for (const std::string& s : node.source) text.append("\nIn file ").append(s);
+    shorten_in_place(text, kTooltipLimit);
   }
 
   // The vertex an input comes from, or a dashed placeholder when the IR does not define it.
   size_t source_of(size_t g, const Input& in) {
     switch (in.kind) {
       case Input::Kind::Node: {
-        auto it = node_by_number_[g].find(*in.node);
-        if (it != node_by_number_[g].end()) return it->second;
+        if (size_t v = node_by_number_[g].find(*in.node); v != kNone) return v;
         return placeholder(g, fmt::format("{}:%{}", keys_[g], *in.node), in.text);
       }
       case Input::Kind::Parameter: {
@@ -250,8 +376,7 @@ class Drawing {
           if (auto p = param_vertex_.find(in.target); p != param_vertex_.end()) return p->second;
           if (auto k = parse_unsigned<uint32_t>(std::string_view(in.target).substr(
                   std::min<size_t>(in.target.size(), in.target.starts_with("%") ? 1 : 0)))) {
-            auto n = node_by_number_[owner].find(*k);
-            if (n != node_by_number_[owner].end()) return n->second;
+            if (size_t n = node_by_number_[owner].find(*k); n != kNone) return n;
           }
         }
         return placeholder(owner == kNone ? g : owner, "$" + in.graph + ":" + in.target, in.text);
@@ -261,22 +386,27 @@ class Drawing {
     }
   }
 
-  size_t placeholder(size_t g, const std::string& id, const std::string& text) {
+  size_t placeholder(size_t g, const std::string& id, std::string_view text) {
     auto it = placeholders_.find(id);
     if (it != placeholders_.end()) return it->second;
     Vertex v;
-    v.id = id;
+    v.id = own(id);
     v.graph = g;
     v.kind = Kind::Placeholder;
-    v.label = text + "\n(not defined)";
-    v.tooltip = text + " is referred to but not defined in the file";
-    v.match_text = id;
+    v.label = own(std::string(text) + "\n(not defined)");
+    v.tooltip = own(std::string(text) + " is referred to but not defined in the file");
+    v.match = v.id;
     size_t index = add_vertex(std::move(v));
     placeholders_.emplace(id, index);
     return index;
   }
 
-  const std::string& source_type(size_t source) const { return vertices_[source].type; }
+  void fold(size_t to, std::string_view text) {
+    Vertex& v = vertices_[to];
+    if (v.folded_count == 0) v.folded_begin = static_cast<uint32_t>(folded_.size());
+    folded_.push_back(text);
+    ++v.folded_count;
+  }
 
   void add_edges(size_t g) {
     const Graph& graph = module_.graphs[g];
@@ -287,13 +417,13 @@ class Drawing {
       bool update_state = node.op == "UpdateState";
       if (node.op_kind == Node::OpKind::Call && !node.callee.empty()) {
         if (size_t callee = graph_by_name(node.callee); callee != kNone)
-          edges_.push_back(Edge{to, kNone, EdgeKind::Call, "", callee});
+          edges_.push_back(Edge{to, kNone, EdgeKind::Call, 0, callee});
       } else if (node.op_kind == Node::OpKind::Local && node.op_node) {
         Input fn;
         fn.kind = Input::Kind::Node;
         fn.node = node.op_node;
         fn.text = "%" + std::to_string(*node.op_node);
-        edges_.push_back(Edge{source_of(g, fn), to, EdgeKind::Data, "fn"});
+        edges_.push_back(Edge{source_of(g, fn), to, EdgeKind::Data, kFnLabel});
       } else if (node.op_kind == Node::OpKind::FreeNode) {
         // "$(@g:n)" as the operator: parse it as an input would be.
         std::string_view op = node.op;
@@ -306,7 +436,7 @@ class Drawing {
             fn.graph = std::string(inner.substr(0, colon));
             fn.target = std::string(inner.substr(colon + 1));
             fn.text = std::string(op);
-            edges_.push_back(Edge{source_of(g, fn), to, EdgeKind::Data, "fn"});
+            edges_.push_back(Edge{source_of(g, fn), to, EdgeKind::Data, kFnLabel});
           }
         }
       }
@@ -314,47 +444,46 @@ class Drawing {
         const Input& in = node.inputs[j];
         if (in.kind == Input::Kind::Graph) {
           if (size_t callee = graph_by_name(in.graph); callee != kNone)
-            edges_.push_back(Edge{to, kNone, EdgeKind::Reference, "", callee});
+            edges_.push_back(Edge{to, kNone, EdgeKind::Reference, 0, callee});
           else
-            vertices_[to].folded.push_back(in.text);
+            fold(to, in.text);
           continue;
         }
         if (in.kind == Input::Kind::Value) {
           if (is_monad_value(in.text)) {
-            if (options_.monads) vertices_[to].folded.push_back(in.text);
+            if (options_.monads) fold(to, in.text);
             continue;
           }
           if (in.text.size() <= kFoldedConstant) {
-            vertices_[to].folded.push_back(in.text);
+            fold(to, in.text);
             continue;
           }
-          edges_.push_back(Edge{constant(g, in.text), to, EdgeKind::Data, ""});
+          edges_.push_back(Edge{constant(g, in.text), to, EdgeKind::Data, 0});
           continue;
         }
         size_t from = source_of(g, in);
-        std::string type = j < node.input_types.size()
-                               ? parse_type_spec(node.input_types[j]).label()
-                               : source_type(from);
-        bool monad = is_monad_type(type) || vertices_[from].monad || (depend && j >= 1) ||
+        uint32_t type = j < node.input_types.size() ? read_type(node.input_types[j]).label
+                                                    : vertices_[from].type;
+        bool monad = labels_[type].monad || vertices_[from].monad || (depend && j >= 1) ||
                      update_state || in.control;
-        Edge e{from, to, monad ? EdgeKind::Monad : EdgeKind::Data, ""};
+        Edge e{from, to, monad ? EdgeKind::Monad : EdgeKind::Data, 0};
         if (options_.types && !monad) e.label = type;
-        edges_.push_back(std::move(e));
+        edges_.push_back(e);
       }
     }
   }
 
   // A constant too long to fold: drawn once per graph, however many nodes use it.
-  size_t constant(size_t g, const std::string& text) {
+  size_t constant(size_t g, std::string_view text) {
     auto it = constants_[g].find(text);
     if (it != constants_[g].end()) return it->second;
     Vertex v;
-    v.id = fmt::format("{}:const{}", keys_[g], constants_[g].size() + 1);
+    v.id = own(fmt::format("{}:const{}", keys_[g], constants_[g].size() + 1));
     v.graph = g;
     v.kind = Kind::Constant;
-    v.label = shorten(text, kLabelLimit);
-    v.tooltip = shorten(text, kTooltipLimit);
-    v.match_text = text;
+    v.label = own(shorten(text, kLabelLimit));
+    v.tooltip = own(shorten(text, kTooltipLimit));
+    v.match = text;
     size_t index = add_vertex(std::move(v));
     constants_[g].emplace(text, index);
     return index;
@@ -365,12 +494,16 @@ class Drawing {
       Vertex v;
       v.graph = r.graph;
       v.node = r.node;
+      v.removed = true;
       v.kind = r.node->is_return ? Kind::Return : Kind::Op;
-      v.id = r.node->number ? fmt::format("removed:{}:%{}", keys_[r.graph], *r.node->number)
-                            : fmt::format("removed:{}:line{}", keys_[r.graph], r.node->line);
-      v.label = r.node->is_return ? "Return" : r.node->op;
-      v.tooltip = "removed: " + tooltip(*r.node, v.id);
-      v.match_text = fmt::format("{}\n{}\n{}", r.node->op, r.node->name, r.node->fullname);
+      v.id = own(r.node->number ? fmt::format("removed:{}:%{}", keys_[r.graph], *r.node->number)
+                                : fmt::format("removed:{}:line{}", keys_[r.graph], r.node->line));
+      v.label = r.node->is_return ? std::string_view("Return") : std::string_view(r.node->op);
+      std::string tooltip = "removed: ";
+      std::string node_tooltip;
+      tooltip_into(node_tooltip, *r.node, v.id);
+      v.tooltip = own(tooltip + node_tooltip);
+      v.match = own(fmt::format("{}\n{}\n{}", r.node->op, r.node->name, r.node->fullname));
       v.scope = r.node->scope;
       v.colour = "#fde0dd";
       v.extra = ", style=\"dashed,filled\", color=\"#d62728\"";
@@ -382,7 +515,7 @@ class Drawing {
   // neighbourhood is drawn.
   void mark_failure() {
     for (Vertex& v : vertices_)
-      if (v.node && v.node->marker && !v.id.starts_with("removed:")) {
+      if (v.node && v.node->marker && !v.removed) {
         v.extra += fmt::format(", penwidth=3, color=\"#ff7f0e\", xlabel={}",
                                dot_quote(fmt::format("stack {}", *v.node->marker)));
         stack_.push_back(&v - vertices_.data());
@@ -442,8 +575,9 @@ class Drawing {
   }
 
   std::string match_text(const Vertex& v) const {
-    if (!v.match_text.empty() || !v.node) return v.match_text;
-    return fmt::format("{}\n{}\n{}\n{}", v.node->op, v.node->name, v.node->fullname, v.id);
+    if (v.param) return fmt::format("{}\n{}", v.id, v.param->name);
+    if (!v.node || v.removed) return std::string(v.match);
+    return fmt::format("{}\n{}\n{}\n{}", v.node->op, v.node->name, v.node->fullname, id_text(v));
   }
 
   // The vertex a call edge points at inside a cluster: its Return, else its first drawn vertex.
@@ -461,7 +595,7 @@ class Drawing {
   // Operators whose scope has more than `depth` components become one box per scope prefix of
   // that depth, in their graph, counting the nodes and ops inside.
   void collapse_scopes(uint32_t depth) {
-    std::map<std::pair<size_t, std::string>, size_t> boxes;
+    std::map<std::pair<size_t, std::string_view>, size_t> boxes;
     std::map<size_t, std::map<std::string, size_t>> counts;
     std::vector<size_t> into(vertices_.size(), kNone);
     size_t original = vertices_.size();
@@ -470,27 +604,27 @@ class Drawing {
       if (!v.keep || (v.kind != Kind::Op && v.kind != Kind::Call) || v.scope.empty()) continue;
       size_t cut = 0;
       uint32_t parts = 0;
-      while (parts < depth && cut != std::string::npos) {
+      while (parts < depth && cut != std::string_view::npos) {
         cut = v.scope.find('/', cut == 0 && parts == 0 ? 0 : cut + 1);
         ++parts;
       }
-      if (cut == std::string::npos) continue;  // not deeper than `depth`
-      std::string prefix = v.scope.substr(0, cut);
+      if (cut == std::string_view::npos) continue;  // not deeper than `depth`
+      std::string_view prefix = v.scope.substr(0, cut);
       auto key = std::pair{v.graph, prefix};
       auto it = boxes.find(key);
       if (it == boxes.end()) {
         Vertex box;
-        box.id = fmt::format("{}:scope:{}", keys_[v.graph], prefix);
+        box.id = own(fmt::format("{}:scope:{}", keys_[v.graph], prefix));
         box.graph = v.graph;
         box.kind = Kind::Scope;
         box.scope = prefix;
-        box.match_text = prefix;
+        box.match = prefix;
         size_t index = add_vertex(std::move(box));
         it = boxes.emplace(key, index).first;
       }
       into[i] = it->second;
-      ++counts[it->second][vertices_[i].node ? std::string(op_type(vertices_[i].node->op))
-                                             : vertices_[i].label];
+      ++counts[it->second][std::string(vertices_[i].node ? op_type(vertices_[i].node->op)
+                                                         : vertices_[i].label)];
       vertices_[i].keep = false;
     }
     for (auto& [index, ops] : counts) {
@@ -507,7 +641,8 @@ class Drawing {
         lines += fmt::format("\n{} × {}", order[k].first, order[k].second);
       if (order.size() > 4) lines += fmt::format("\n{} more op types", order.size() - 4);
       Vertex& box = vertices_[index];
-      box.label = fmt::format("{}\n{} node{}{}", box.scope, total, total == 1 ? "" : "s", lines);
+      box.label =
+          own(fmt::format("{}\n{} node{}{}", box.scope, total, total == 1 ? "" : "s", lines));
       box.tooltip = box.label;
     }
     std::set<std::tuple<size_t, size_t, int>> seen;
@@ -520,16 +655,28 @@ class Drawing {
                         static_cast<int>(e.kind)})
                .second)
         continue;
-      kept.push_back(std::move(e));
+      kept.push_back(e);
     }
     edges_ = std::move(kept);
   }
 
   // --- writing ------------------------------------------------------------------------------
 
-  std::string emit() {
+  // Written in pieces of about kPiece bytes: a 100 000-node drawing is never held whole.
+  static constexpr size_t kPiece = size_t{1} << 20;
+
+  void flush(const DotWriter& write, std::string& out, bool last = false) {
+    if ((out.size() < kPiece && !last) || failed_) return;
+    if (Status s = write(out)) {
+      failed_ = true;
+      write_error_ = std::move(s);
+    }
+    out.clear();
+  }
+
+  Status emit(const DotWriter& write) {
     std::string out;
-    out.reserve(vertices_.size() * 160 + edges_.size() * 60 + 256);
+    out.reserve(kPiece + 64 * 1024);
     out +=
         fmt::format("digraph {} {{\n", dot_quote(module_.entry.empty() ? "graph" : module_.entry));
     out += fmt::format(
@@ -595,83 +742,100 @@ class Drawing {
       out += fmt::format("{}  label={}; style=\"rounded\"; color=\"#888888\"; tooltip={};\n", pad,
                          dot_quote(label),
                          dot_quote(graph.location.empty() ? label : "In file " + graph.location));
-      for (size_t v : members[g]) write_vertex(out, v, indent + 2);
+      for (size_t v : members[g]) {
+        write_vertex(out, v, indent + 2);
+        flush(write, out);
+      }
       for (size_t c : children[g]) cluster(c, indent + 2);
       out += pad + "}\n";
     };
     for (size_t g : top) cluster(g, 2);
-    for (size_t v : loose) write_vertex(out, v, 2);
-    for (const Edge& e : edges_) write_edge(out, e);
+    for (size_t v : loose) {
+      write_vertex(out, v, 2);
+      flush(write, out);
+    }
+    for (const Edge& e : edges_) {
+      write_edge(out, e);
+      flush(write, out);
+    }
     out += "}\n";
-    return out;
+    flush(write, out, true);
+    return write_error_;
   }
 
   void write_vertex(std::string& out, size_t index, int indent) {
-    Vertex& v = vertices_[index];
-    std::string label = v.label;
-    if (!v.folded.empty()) {
-      std::string folded;
-      for (const std::string& f : v.folded) folded += (folded.empty() ? "" : ", ") + f;
-      label += "\n" + shorten(folded, kLabelLimit);
+    const Vertex& v = vertices_[index];
+    out.append(static_cast<size_t>(indent), ' ');
+    write_id(out, v);
+    out += " [label=";
+    if (v.folded_count == 0) {
+      quote_into(out, v.label);
+    } else {
+      tooltip_.clear();
+      for (uint32_t k = 0; k < v.folded_count; ++k) {
+        if (k != 0) tooltip_ += ", ";
+        tooltip_ += folded_[v.folded_begin + k];
+      }
+      shorten_in_place(tooltip_, kLabelLimit);
+      scratch_.assign(v.label).append("\n").append(tooltip_);
+      quote_into(out, scratch_);
     }
-    std::string attrs;
+    out += ", ";
     switch (v.kind) {
       case Kind::Op:
-        attrs = fmt::format("fillcolor=\"{}\"", v.colour);
+        out.append("fillcolor=\"").append(v.colour).append("\"");
         break;
       case Kind::Call:
-        attrs = fmt::format("fillcolor=\"{}\", style=\"filled\"", v.colour);
+        out.append("fillcolor=\"").append(v.colour).append("\", style=\"filled\"");
         break;
       case Kind::Return:
-        attrs = "shape=invhouse, fillcolor=\"#dddddd\", style=\"filled,bold\"";
+        out += "shape=invhouse, fillcolor=\"#dddddd\", style=\"filled,bold\"";
         break;
       case Kind::Parameter:
-        attrs = "shape=ellipse, fillcolor=\"#e0f0ff\", style=\"filled\"";
+        out += "shape=ellipse, fillcolor=\"#e0f0ff\", style=\"filled\"";
         break;
       case Kind::Weight:
-        attrs = "shape=cylinder, fillcolor=\"#fff2cc\", style=\"filled\"";
+        out += "shape=cylinder, fillcolor=\"#fff2cc\", style=\"filled\"";
         break;
       case Kind::Constant:
-        attrs = "shape=note, fillcolor=\"#f5f5f5\", style=\"filled\"";
+        out += "shape=note, fillcolor=\"#f5f5f5\", style=\"filled\"";
         break;
       case Kind::Placeholder:
-        attrs = "shape=box, style=\"dashed\", color=\"#888888\", fontcolor=\"#888888\"";
+        out += "shape=box, style=\"dashed\", color=\"#888888\", fontcolor=\"#888888\"";
         break;
       case Kind::Scope:
-        attrs = "shape=box3d, fillcolor=\"#eef3e2\", style=\"filled\"";
+        out += "shape=box3d, fillcolor=\"#eef3e2\", style=\"filled\"";
         break;
     }
-    if (v.tooltip.empty() && v.node) v.tooltip = tooltip(*v.node, v.id);
-    if (diff_ && v.node && v.graph != kNone && !v.id.starts_with("removed:")) {
-      auto [g, i] = locate(v.node);
-      if (g != kNone) {
-        DiffMarks::Status s = diff_->status[g][i];
-        if (s == DiffMarks::Status::Added) {
-          attrs += ", color=\"#2ca02c\", penwidth=3";
-          v.tooltip = "added: " + v.tooltip;
-        } else if (s == DiffMarks::Status::Changed) {
-          attrs += ", color=\"#ff7f0e\", penwidth=3";
-          v.tooltip = "changed (" + diff_->why_changed[g][i] + "): " + v.tooltip;
-        }
+    scratch_.clear();
+    if (diff_ && v.node && v.graph != kNone && !v.removed) {
+      DiffMarks::Status s = diff_->status[v.graph][v.index];
+      if (s == DiffMarks::Status::Added) {
+        out += ", color=\"#2ca02c\", penwidth=3";
+        scratch_ = "added: ";
+      } else if (s == DiffMarks::Status::Changed) {
+        out += ", color=\"#ff7f0e\", penwidth=3";
+        scratch_ = "changed (" + diff_->why_changed[v.graph][v.index] + "): ";
       }
     }
-    out += fmt::format("{}{} [label={}, {}, tooltip={}{}];\n", std::string(indent, ' '),
-                       dot_quote(v.id), dot_quote(label), attrs, dot_quote(v.tooltip), v.extra);
-  }
-
-  std::pair<size_t, size_t> locate(const Node* node) const {
-    for (size_t g = 0; g < module_.graphs.size(); ++g) {
-      const auto& nodes = module_.graphs[g].nodes;
-      if (!nodes.empty() && node >= nodes.data() && node < nodes.data() + nodes.size())
-        return {g, static_cast<size_t>(node - nodes.data())};
+    if (!v.tooltip.empty() || !v.node) {
+      scratch_ += v.tooltip;
+    } else {
+      tooltip_.clear();
+      tooltip_into(tooltip_, *v.node, v.node->number ? std::string() : id_text(v));
+      scratch_ += tooltip_;
     }
-    return {kNone, kNone};
+    out += ", tooltip=";
+    quote_into(out, scratch_);
+    out += v.extra;
+    out += "];\n";
   }
 
   void write_edge(std::string& out, const Edge& e) {
     if (!vertices_[e.from].keep) return;
     size_t to = e.to;
-    std::string attrs;
+    std::string& attrs = scratch_;
+    attrs.clear();
     if (e.to == kNone) {
       if (e.head_graph == kNone || !drawn_[e.head_graph]) return;
       to = anchor(e.head_graph);
@@ -680,39 +844,71 @@ class Drawing {
       bool caller_inside = false;
       for (size_t g = vertices_[e.from].graph; g != kNone && !caller_inside; g = parent_[g])
         caller_inside = g == e.head_graph;
-      if (!caller_inside)
-        attrs += fmt::format(", lhead={}", dot_quote("cluster_" + keys_[e.head_graph]));
+      if (!caller_inside) {
+        attrs += ", lhead=";
+        quote_into(attrs, "cluster_" + keys_[e.head_graph]);
+      }
       attrs += e.kind == EdgeKind::Call ? ", color=\"#1f77b4\", penwidth=1.5, label=\"call\""
                                         : ", color=\"#1f77b4\", style=dashed";
     } else {
       if (!vertices_[to].keep) return;
       if (e.kind == EdgeKind::Monad) attrs += ", style=dashed, color=\"#aaaaaa\"";
-      if (!e.label.empty()) attrs += ", label=" + dot_quote(e.label);
+      if (e.label != 0) attrs.append(", label=").append(labels_[e.label].quoted);
     }
-    out += fmt::format("  {} -> {}{}{}{};\n", dot_quote(vertices_[e.from].id),
-                       dot_quote(vertices_[to].id), attrs.empty() ? "" : " [",
-                       attrs.empty() ? "" : std::string_view(attrs).substr(2),
-                       attrs.empty() ? "" : "]");
+    out += "  ";
+    write_id(out, vertices_[e.from]);
+    out += " -> ";
+    write_id(out, vertices_[to]);
+    if (!attrs.empty()) out.append(" [").append(std::string_view(attrs).substr(2)).append("]");
+    out += ";\n";
   }
+
+  // The vertices of one graph by %k: a table when the numbers are dense, else a hash map.
+  struct NumberIndex {
+    std::vector<size_t> dense;
+    std::unordered_map<uint32_t, size_t> sparse;
+    void add(uint32_t k, size_t vertex) {
+      if (!dense.empty()) {
+        if (dense[k] == kNone) dense[k] = vertex;
+      } else {
+        sparse.emplace(k, vertex);
+      }
+    }
+    size_t find(uint32_t k) const {
+      if (!dense.empty()) return k < dense.size() ? dense[k] : kNone;
+      auto it = sparse.find(k);
+      return it == sparse.end() ? kNone : it->second;
+    }
+  };
 
   const Module& module_;
   const DrawOptions& options_;
   const DiffMarks* diff_;
+  std::deque<std::string> owned_;  // the texts of vertices that are not nodes
   std::vector<std::string> keys_;
-  std::unordered_multimap<std::string, size_t> by_name_;
+  std::vector<std::string> key_open_;  // dot_quote(key) without its closing quote
+  std::unordered_map<std::string_view, size_t> by_name_;
   std::vector<Vertex> vertices_;
   std::vector<Edge> edges_;
-  std::unordered_map<std::string, size_t> param_vertex_;
+  std::vector<std::string_view> folded_;
+  std::vector<Label> labels_;
+  std::unordered_map<std::string, uint32_t> label_ids_;
+  std::unordered_map<std::string_view, ReadType> types_;
+  std::unordered_map<std::string_view, size_t> param_vertex_;
   std::unordered_map<std::string, size_t> placeholders_;
-  std::vector<std::unordered_map<uint32_t, size_t>> node_by_number_;
-  std::vector<std::unordered_map<std::string, size_t>> node_by_name_;
+  std::vector<NumberIndex> node_by_number_;
+  std::vector<std::unordered_map<std::string_view, size_t>> node_by_name_;
   std::vector<std::vector<size_t>> node_vertex_;
-  std::vector<std::unordered_map<std::string, size_t>> constants_;
+  std::vector<std::unordered_map<std::string_view, size_t>> constants_;
   std::vector<size_t> return_vertex_;
   std::vector<size_t> stack_;
   std::vector<bool> drawn_;
   std::vector<size_t> parent_;  // the cluster each graph's cluster is drawn in
   std::vector<size_t> anchors_;
+  std::string scratch_;  // a label or tooltip being made
+  std::string tooltip_;  // a node's tooltip or folded constants being made
+  bool failed_ = false;  // `write` failed: the rest is not written
+  Status write_error_;
 };
 
 }  // namespace
@@ -733,29 +929,24 @@ std::optional<std::pair<size_t, size_t>> failing_node(const Module& module) {
 
 Expected<std::string> draw_dot(const Module& module, const DrawOptions& options,
                                const DiffMarks* diff) {
-  return Drawing(module, options, diff).run();
+  std::string text;
+  Status failed = Drawing(module, options, diff).run([&](std::string_view piece) -> Status {
+    text += piece;
+    return std::nullopt;
+  });
+  if (failed) return std::move(*failed);
+  return text;
+}
+
+Status draw_dot(const Module& module, const DrawOptions& options, const DiffMarks* diff,
+                const DotWriter& write) {
+  return Drawing(module, options, diff).run(write);
 }
 
 std::string dot_quote(std::string_view text) {
-  // Most names are plain ASCII: only text with bytes >= 0x80 needs the UTF-8 check.
-  bool ascii = std::all_of(text.begin(), text.end(),
-                           [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-  std::string checked = ascii ? std::string() : escape_invalid_utf8(text);
-  std::string_view valid = ascii ? text : std::string_view(checked);
   std::string out;
-  out.reserve(valid.size() + 2);
-  out += '"';
-  for (char c : valid) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += c;
-    else if (c == '\n')
-      out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += ' ';
-    else
-      out += c;
-  }
-  out += '"';
+  out.reserve(text.size() + 2);
+  quote_into(out, text);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <string>
@@ -50,6 +51,14 @@ std::optional<std::pair<size_t, size_t>> failing_node(const Module& module);
 // with a message that says how many and what to use instead.
 Expected<std::string> draw_dot(const Module& module, const DrawOptions& options,
                                const DiffMarks* diff = nullptr);
+
+// Takes the next piece of DOT text; a failure stops the drawing and is returned by draw_dot.
+using DotWriter = std::function<Status(std::string_view)>;
+
+// The same text handed to `write` in pieces of about a megabyte as it is made, so that a large
+// drawing is never held whole. Over options.max_nodes nothing is written.
+Status draw_dot(const Module& module, const DrawOptions& options, const DiffMarks* diff,
+                const DotWriter& write);
 
 // The DOT id spelling: "g:%3" -> "\"g:%3\"" with quotes and backslashes escaped and bytes that are
 // not UTF-8 spelled \xNN (Graphviz refuses invalid UTF-8).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -211,8 +212,9 @@ std::optional<LineError> parse_call(std::string_view s, size_t base, Node& node)
   size_t close = matching_bracket(s, i);
   if (close == std::string_view::npos)
     return LineError{base + i, "unbalanced brackets in the operands (truncated line?)"};
-  for (const std::string& arg : split_top_level(s.substr(i + 1, close - i - 2)))
-    node.inputs.push_back(classify_input(arg));
+  std::vector<std::string_view> args = split_top_level(s.substr(i + 1, close - i - 2));
+  node.inputs.reserve(args.size());
+  for (std::string_view arg : args) node.inputs.push_back(classify_input(arg));
 
   if (node.op.starts_with("call @")) {
     node.op_kind = Node::OpKind::Call;
@@ -254,16 +256,16 @@ bool type_line(std::string_view s, Node& node) {
   if (!s.starts_with("(")) return false;
   size_t end = matching_bracket(s, 0);
   if (end == std::string_view::npos) return false;
-  std::vector<std::string> ins = split_top_level(s.substr(1, end - 2));
+  std::vector<std::string_view> ins = split_top_level(s.substr(1, end - 2));
   std::string_view rest = trim(s.substr(end));
   if (rest.empty()) {
-    node.input_types = std::move(ins);  // Return: only its input
+    node.input_types.assign(ins.begin(), ins.end());  // Return: only its input
     return true;
   }
   if (!rest.starts_with("->")) return false;
   rest = trim(rest.substr(2));
   if (rest.starts_with("(") && rest.ends_with(")")) rest = rest.substr(1, rest.size() - 2);
-  node.input_types = std::move(ins);
+  node.input_types.assign(ins.begin(), ins.end());
   node.output_type = std::string(rest);
   return true;
 }
@@ -382,6 +384,33 @@ std::optional<Parameter> parameter_line(std::string_view line, uint64_t number) 
   return p;
 }
 
+// A set of %k numbers: a bit table while they stay small (MindSpore numbers the nodes of a graph
+// from 1 up), a hash set for what lies beyond. Every node line asks it, so it must be cheap.
+class NumberSet {
+ public:
+  bool insert(uint32_t k) {
+    if (k < kDenseLimit) {
+      if (k >= bits_.size()) bits_.resize(std::max<size_t>(k + 1, 2 * bits_.size()), false);
+      if (bits_[k]) return false;
+      bits_[k] = true;
+      return true;
+    }
+    return sparse_.insert(k).second;
+  }
+  bool contains(uint32_t k) const {
+    return k < kDenseLimit ? k < bits_.size() && bits_[k] : sparse_.contains(k);
+  }
+  void clear() {
+    bits_.clear();
+    sparse_.clear();
+  }
+
+ private:
+  static constexpr uint32_t kDenseLimit = 1u << 24;
+  std::vector<bool> bits_;
+  std::unordered_set<uint32_t> sparse_;
+};
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
@@ -428,6 +457,9 @@ class Parser {
   // Said once per file: names and paths keep their bytes, but a reader of the output should know.
   void check_utf8(std::string_view line, uint64_t number) {
     if (bad_utf8_seen_) return;
+    if (std::all_of(line.begin(), line.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+      return;  // most lines are ASCII
     for (size_t i = 0; i < line.size();) {
       size_t n = utf8_sequence_length(line, i);
       if (n == 0) {
@@ -439,6 +471,21 @@ class Parser {
       }
       i += n;
     }
+  }
+
+  // The node lines ("  %k(…) = …", "  Return(…)") between the current line and the "}" that
+  // closes the graph: a guess only, for reserving.
+  size_t node_lines_ahead() const {
+    size_t count = 0;
+    for (size_t pos = next_; pos < text_.size();) {
+      size_t end = text_.find('\n', pos);
+      if (end == std::string_view::npos) end = text_.size();
+      std::string_view l = text_.substr(pos, end - pos);
+      if (l.starts_with('}')) break;
+      if (l.size() > 2 && l[0] == ' ' && l[1] == ' ' && l[2] != ' ' && l[2] != '#') ++count;
+      pos = end + 1;
+    }
+    return count;
   }
 
   // The line after the current one, without its line break.
@@ -682,7 +729,9 @@ class Parser {
     size_t close = matching_bracket(rest, 0);
     if (close == std::string_view::npos)
       return Error::at_line(number, "unbalanced brackets in the subgraph's parameters");
-    for (const std::string& p : split_top_level(rest.substr(1, close - 2))) g.params.push_back(p);
+    for (std::string_view p : split_top_level(rest.substr(1, close - 2))) g.params.emplace_back(p);
+    // Counted first, so that a graph of 100 000 nodes is not moved as its vector grows.
+    g.nodes.reserve(node_lines_ahead());
     // analyze_fail.ir repeats a graph's name once per instance: each stays a graph of its own.
     module_.graphs.push_back(std::move(g));
     graph_ = &module_.graphs.back();
@@ -732,7 +781,8 @@ class Parser {
       return Error::at_line(number, fmt::format("column 1: expected a node line (two spaces) or "
                                                 "'}}' closing subgraph @{}",
                                                 graph_->name));
-    Node node;
+    // Made in place: an error below fails the whole file, so a half-read node is never seen.
+    Node& node = graph_->nodes.emplace_back();
     node.line = number;
     std::string_view s = line.substr(2);
     size_t base = 3;  // 1-based column of s[0]
@@ -760,20 +810,19 @@ class Parser {
       // A bare entry (spec §3.6): kept as a node without a number.
       node.is_return = false;
     }
-    if (node.number && !numbers_.insert(*node.number).second)
+    if (node.number && !numbers_.insert(*node.number))
       return Error::at_line(
           number, fmt::format("%{} is defined twice in subgraph @{}", *node.number, graph_->name));
     node.marker = marker_;
     marker_.reset();
-    graph_->nodes.push_back(std::move(node));
-    node_ = &graph_->nodes.back();
+    node_ = &node;
     return std::nullopt;
   }
 
   // A %k that no node of its graph defines: a warning, the rest of the graph stands.
   void check_references() {
     for (const Graph& g : module_.graphs) {
-      std::set<uint32_t> defined;
+      NumberSet defined;
       for (const Node& n : g.nodes)
         if (n.number) defined.insert(*n.number);
       for (const Node& n : g.nodes) {
@@ -798,7 +847,7 @@ class Parser {
   Module module_;
   Graph pending_;  // attributes and location read before a "subgraph @" line
   Graph* graph_ = nullptr;
-  std::unordered_set<uint32_t> numbers_;  // the %k of graph_ so far
+  NumberSet numbers_;  // the %k of graph_ so far
   Node* node_ = nullptr;
   Block block_ = Block::None;
   bool seen_header_ = false;
@@ -839,8 +888,15 @@ size_t matching_bracket(std::string_view text, size_t open) {
   };
   push(closer_of(text[open]));
   bool quoted = false;
+  // Outside strings only brackets and quotes matter: every other byte is passed at once.
+  static constexpr auto kMatters = [] {
+    std::array<bool, 256> matters{};
+    for (unsigned char c : std::string_view("()[]{}<>\"")) matters[c] = true;
+    return matters;
+  }();
   for (size_t i = open + 1; i < text.size(); ++i) {
     char c = text[i];
+    if (!quoted && !kMatters[static_cast<unsigned char>(c)]) continue;
     if (quoted) {
       if (c == '\\')
         ++i;
@@ -862,8 +918,8 @@ size_t matching_bracket(std::string_view text, size_t open) {
   return std::string_view::npos;
 }
 
-std::vector<std::string> split_top_level(std::string_view text) {
-  std::vector<std::string> out;
+std::vector<std::string_view> split_top_level(std::string_view text) {
+  std::vector<std::string_view> out;
   if (trim(text).empty()) return out;
   size_t start = 0, i = 0;
   while (i < text.size()) {

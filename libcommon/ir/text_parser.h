@@ -23,7 +23,7 @@ Expected<Module> parse_ir_text(std::string_view text);
 
 // Splits at top-level commas: brackets () [] {} <> nest and "..." strings are kept whole; blanks
 // around items are trimmed. "a, (b, c), <T[x], (1, 2)>" -> {"a", "(b, c)", "<T[x], (1, 2)>"}.
-std::vector<std::string> split_top_level(std::string_view text);
+std::vector<std::string_view> split_top_level(std::string_view text);
 
 // The index just past the bracket that closes the one at `open`, or npos when it is not closed.
 size_t matching_bracket(std::string_view text, size_t open);

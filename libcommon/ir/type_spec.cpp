@@ -29,7 +29,7 @@ std::optional<std::vector<int64_t>> parse_dims(std::string_view s) {
         (open == '{' && close == '}')))
     return std::nullopt;
   std::vector<int64_t> dims;
-  for (std::string item : split_top_level(s.substr(1, s.size() - 2))) {
+  for (std::string_view item : split_top_level(s.substr(1, s.size() - 2))) {
     std::string_view v = item;
     if (auto colon = v.find(":{"); colon != std::string_view::npos)
       v = v.substr(colon + 2, v.size() - colon - 3);  // "[i]:{v}"

@@ -85,6 +85,18 @@ Status skip_value(ByteReader& in, const Tag& tag) {
 }  // namespace
 
 Expected<uint64_t> read_varint(ByteReader& in) {
+  // Most varints (tags, lengths of small messages) are complete within the bytes left: read them
+  // straight from memory, and leave every error case to the checked loop below.
+  Bytes rest = in.rest();
+  uint64_t fast = 0;
+  for (size_t i = 0; i < rest.size() && i < 9; ++i) {
+    auto byte = static_cast<uint8_t>(rest[i]);
+    fast |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      (void)in.skip(i + 1);
+      return fast;
+    }
+  }
   const uint64_t start = in.offset();
   uint64_t value = 0;
   for (unsigned i = 0; i < 10; ++i) {

@@ -107,8 +107,8 @@ ProtoWriter value_proto(const std::string& raw) {
   if (text.size() >= 2 && (text.front() == '(' || text.front() == '[') &&
       ir::matching_bracket(text, 0) == text.size()) {
     v.varint(1, text.front() == '(' ? 31 : 32);
-    for (const auto& item : ir::split_top_level(text.substr(1, text.size() - 2)))
-      v.message(18, value_proto(item));
+    for (const auto& item : ir::split_top_level(std::string_view(text).substr(1, text.size() - 2)))
+      v.message(18, value_proto(std::string(item)));
     return v;
   }
   if (auto a = call_argument(text, "Bool"); a && (*a == "0" || *a == "1"))
@@ -141,7 +141,7 @@ void add_attributes(ProtoWriter& node, const std::string& text) {
     if (colon == std::string::npos) continue;
     node.message(5, ProtoWriter()
                         .string(1, trim(std::string_view(item).substr(0, colon)))
-                        .message(2, value_proto(item.substr(colon + 1))));
+                        .message(2, value_proto(std::string(item.substr(colon + 1)))));
   }
 }
 

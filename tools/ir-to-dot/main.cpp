@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   options.stats_scope_depth = scope_depth.value_or(3);
   options.jobs = msdt::resolve_jobs(jobs);
   options.destination = output;
+  options.free_model = false;  // the tool exits right after
   using msdt::ir::Output;
   options.output = why     ? (json ? Output::WhyJson : Output::Why)
                    : stats ? (json ? Output::StatsJson : Output::Stats)
