@@ -3,6 +3,7 @@
 // for undefined nodes, scope collapsing, focus and radius, the --max-nodes refusal, quoting.
 #include "ir/draw.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -249,6 +250,74 @@ TEST(Draw, AnalyzeFailMarksTheFailingNodeAndFocusesOnTheStack) {
   EXPECT_THAT(dot, HasSubstr("xlabel=\"stack 0\""));
   options.whole = true;
   EXPECT_EQ(node_count(draw(m, options)), 16u);
+}
+
+}  // namespace
+}  // namespace msdt::ir
+
+namespace msdt::ir {
+namespace {
+
+// A chain of `nodes` Adds with long scopes: a few megabytes of DOT.
+std::string long_chain(int nodes) {
+  std::string text = "# IR entry: @chain_1\n\nsubgraph @chain_1(%para1_x) {\n";
+  text += "  %1(CNode_1) = Add(%para1_x, %para1_x)\n";
+  for (int k = 2; k <= nodes; ++k)
+    text += fmt::format(
+        "  %{0}(CNode_{0}) = Add(%{1}, %{1})\n"
+        "      : (<Tensor[Float32], (32, 64)>, <Tensor[Float32], (32, 64)>) -> "
+        "(<Tensor[Float32], (32, 64)>)\n"
+        "      # Fullname with scope: (Default/encoder/layers.{0}/attention/Add-op{0})\n",
+        k, k - 1);
+  text += fmt::format("  Return(%{})\n}}\n", nodes);
+  return text;
+}
+
+TEST(DrawStream, PiecesMakeTheSameTextAsTheWholeDrawing) {
+  Module m = parse(long_chain(20000));
+  DrawOptions options;
+  options.max_nodes = 0;
+  std::string whole = draw(m, options);
+  ASSERT_GT(whole.size(), size_t{3} << 20);
+  std::string joined;
+  size_t pieces = 0;
+  Status done = draw_dot(m, options, nullptr, [&](std::string_view piece) -> Status {
+    ++pieces;
+    EXPECT_LE(piece.size(), size_t{2} << 20);  // about a megabyte each, never the whole
+    joined += piece;
+    return std::nullopt;
+  });
+  EXPECT_FALSE(done) << done->describe();
+  EXPECT_GE(pieces, whole.size() >> 20);
+  EXPECT_EQ(joined, whole);
+}
+
+TEST(DrawStream, AFailedWriteStopsTheDrawingAndIsReturned) {
+  Module m = parse(long_chain(20000));
+  DrawOptions options;
+  options.max_nodes = 0;
+  size_t calls = 0;
+  Status done = draw_dot(m, options, nullptr, [&](std::string_view) -> Status {
+    ++calls;
+    return Error("No space left on device");
+  });
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->describe(), "No space left on device");
+  EXPECT_EQ(calls, 1u);
+}
+
+TEST(DrawStream, ARefusedDrawingWritesNothing) {
+  Module m = parse(long_chain(100));
+  DrawOptions options;
+  options.max_nodes = 10;
+  size_t calls = 0;
+  Status done = draw_dot(m, options, nullptr, [&](std::string_view) -> Status {
+    ++calls;
+    return std::nullopt;
+  });
+  ASSERT_TRUE(done);
+  EXPECT_THAT(done->describe(), HasSubstr("over --max-nodes 10"));
+  EXPECT_EQ(calls, 0u);
 }
 
 }  // namespace
