@@ -19,8 +19,6 @@ bool looks_like_dat_text(std::string_view text) {
 
 namespace {
 
-constexpr size_t kMaxWarnings = 100;
-
 std::string_view trim(std::string_view s) { return trim_blanks(s); }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -83,7 +81,7 @@ class DatParser {
       std::string_view line = text_.substr(pos, end - pos);
       if (line.ends_with('\r')) line.remove_suffix(1);
       ++number;
-      check_utf8(line, number);
+      check_utf8_once(module_, line, number, bad_utf8_seen_);
       if (auto error = this->line(line, number)) return std::move(*error);
       if (end == text_.size()) break;
       pos = end + 1;
@@ -101,24 +99,7 @@ class DatParser {
   enum class State : uint8_t { Top, Params, Body };
 
   void warn(uint64_t number, std::string message) {
-    if (module_.warnings.size() < kMaxWarnings)
-      module_.warnings.push_back(Error::at_line(number, std::move(message)));
-  }
-
-  // Said once per file: names and paths keep their bytes, but a reader of the output should know.
-  void check_utf8(std::string_view line, uint64_t number) {
-    if (bad_utf8_seen_) return;
-    for (size_t i = 0; i < line.size();) {
-      size_t n = utf8_sequence_length(line, i);
-      if (n == 0) {
-        bad_utf8_seen_ = true;
-        warn(number, fmt::format("column {}: invalid UTF-8 (byte 0x{:02x}); kept as written, later "
-                                 "lines are not checked",
-                                 i + 1, static_cast<uint8_t>(line[i])));
-        return;
-      }
-      i += n;
-    }
+    add_warning(module_, number, std::move(message));
   }
 
   Failure& failure(uint64_t number) {

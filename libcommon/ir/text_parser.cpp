@@ -425,7 +425,7 @@ class Parser {
       if (line.ends_with('\r')) line.remove_suffix(1);
       ++number;
       next_ = end == text_.size() ? end : end + 1;
-      check_utf8(line, number);
+      check_utf8_once(module_, line, number, bad_utf8_seen_);
       if (auto error = this->line(line, number)) return *error;
       if (end == text_.size()) break;
       pos = end + 1;
@@ -450,27 +450,7 @@ class Parser {
   enum class Section : uint8_t { None, Exception, CxxStack, Traceback, Other };
 
   void warn(uint64_t number, std::string message) {
-    if (module_.warnings.size() < kMaxWarnings)
-      module_.warnings.push_back(Error::at_line(number, std::move(message)));
-  }
-
-  // Said once per file: names and paths keep their bytes, but a reader of the output should know.
-  void check_utf8(std::string_view line, uint64_t number) {
-    if (bad_utf8_seen_) return;
-    if (std::all_of(line.begin(), line.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
-      return;  // most lines are ASCII
-    for (size_t i = 0; i < line.size();) {
-      size_t n = utf8_sequence_length(line, i);
-      if (n == 0) {
-        bad_utf8_seen_ = true;
-        warn(number, fmt::format("column {}: invalid UTF-8 (byte 0x{:02x}); kept as written, later "
-                                 "lines are not checked",
-                                 i + 1, static_cast<uint8_t>(line[i])));
-        return;
-      }
-      i += n;
-    }
+    add_warning(module_, number, std::move(message));
   }
 
   // The node lines ("  %k(…) = …", "  Return(…)") between the current line and the "}" that
@@ -851,7 +831,6 @@ class Parser {
   Node* node_ = nullptr;
   Block block_ = Block::None;
   bool seen_header_ = false;
-  static constexpr size_t kMaxWarnings = 100;
   size_t next_ = 0;  // where the line after the current one starts
   bool bad_utf8_seen_ = false;
   // analyze_fail report state.
@@ -866,6 +845,30 @@ class Parser {
 };
 
 }  // namespace
+
+void add_warning(Module& module, uint64_t line, std::string message) {
+  if (module.warnings.size() < kMaxWarnings)
+    module.warnings.push_back(Error::at_line(line, std::move(message)));
+}
+
+void check_utf8_once(Module& module, std::string_view line, uint64_t number, bool& seen) {
+  if (seen) return;
+  if (std::all_of(line.begin(), line.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return;  // most lines are ASCII
+  for (size_t i = 0; i < line.size();) {
+    size_t n = utf8_sequence_length(line, i);
+    if (n == 0) {
+      seen = true;
+      add_warning(module, number,
+                  fmt::format("column {}: invalid UTF-8 (byte 0x{:02x}); kept as written, later "
+                              "lines are not checked",
+                              i + 1, static_cast<uint8_t>(line[i])));
+      return;
+    }
+    i += n;
+  }
+}
 
 size_t matching_bracket(std::string_view text, size_t open) {
   if (open >= text.size()) return std::string_view::npos;

@@ -6,6 +6,7 @@
 // line and column.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,14 @@ namespace msdt::ir {
 bool looks_like_graph_text(std::string_view text, std::string& why);
 
 Expected<Module> parse_ir_text(std::string_view text);
+
+// Warnings of the line-based graph parsers (.ir text and .dat): at most kMaxWarnings per file.
+inline constexpr size_t kMaxWarnings = 100;
+void add_warning(Module& module, uint64_t line, std::string message);
+
+// Said once per file (`seen` remembers it): names and paths keep their bytes, but a reader of the
+// output should know that a line holds invalid UTF-8.
+void check_utf8_once(Module& module, std::string_view line, uint64_t number, bool& seen);
 
 // Splits at top-level commas: brackets () [] {} <> nest and "..." strings are kept whole; blanks
 // around items are trimmed. "a, (b, c), <T[x], (1, 2)>" -> {"a", "(b, c)", "<T[x], (1, 2)>"}.
