@@ -1,5 +1,6 @@
 #include "ir/draw.h"
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -169,7 +170,7 @@ class Drawing {
   // Cluster names: a graph's name, with "#2", "#3" for later instances of a repeated name
   // (analyze_fail.ir, spec §13.3).
   void name_graphs() {
-    std::unordered_map<std::string_view, size_t> seen;
+    absl::flat_hash_map<std::string_view, size_t> seen;
     for (size_t g = 0; g < module_.graphs.size(); ++g) {
       const Graph& graph = module_.graphs[g];
       size_t n = ++seen[graph.name];
@@ -229,7 +230,7 @@ class Drawing {
     for (const Graph& g : module_.graphs) total += g.nodes.size() + g.params.size();
     vertices_.reserve(total + total / 8);
     edges_.reserve(2 * total);
-    std::unordered_map<std::string_view, size_t> owner;
+    absl::flat_hash_map<std::string_view, size_t> owner;
     for (size_t g = 0; g < module_.graphs.size(); ++g)
       for (const std::string& p : module_.graphs[g].params)
         owner.emplace(std::string_view(p).substr(p.starts_with("%") ? 1 : 0), g);
@@ -887,19 +888,19 @@ class Drawing {
   std::deque<std::string> owned_;  // the texts of vertices that are not nodes
   std::vector<std::string> keys_;
   std::vector<std::string> key_open_;  // dot_quote(key) without its closing quote
-  std::unordered_map<std::string_view, size_t> by_name_;
+  absl::flat_hash_map<std::string_view, size_t> by_name_;
   std::vector<Vertex> vertices_;
   std::vector<Edge> edges_;
   std::vector<std::string_view> folded_;
   std::vector<Label> labels_;
   std::unordered_map<std::string, uint32_t> label_ids_;
-  std::unordered_map<std::string_view, ReadType> types_;
-  std::unordered_map<std::string_view, size_t> param_vertex_;
+  absl::flat_hash_map<std::string_view, ReadType> types_;
+  absl::flat_hash_map<std::string_view, size_t> param_vertex_;
   std::unordered_map<std::string, size_t> placeholders_;
   std::vector<NumberIndex> node_by_number_;
-  std::vector<std::unordered_map<std::string_view, size_t>> node_by_name_;
+  std::vector<absl::flat_hash_map<std::string_view, size_t>> node_by_name_;
   std::vector<std::vector<size_t>> node_vertex_;
-  std::vector<std::unordered_map<std::string_view, size_t>> constants_;
+  std::vector<absl::flat_hash_map<std::string_view, size_t>> constants_;
   std::vector<size_t> return_vertex_;
   std::vector<size_t> stack_;
   std::vector<bool> drawn_;

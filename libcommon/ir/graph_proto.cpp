@@ -1,10 +1,10 @@
 #include "ir/graph_proto.h"
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <cstring>
 #include <map>
-#include <unordered_map>
 
 #include "io/text.h"
 #include "proto/wire_reader.h"
@@ -293,10 +293,35 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
   return dtype == 34 || dtype == 0 ? std::string("None") : dtype_text(dtype);
 }
 
-// A node as the message gives it: `node` filled in place, its inputs still by name.
+// Types and attributes repeat from node to node: each distinct encoding is rendered once, keyed by
+// its bytes (which outlive the parse). Bounded, so a file of all-different values costs no more
+// than rendering them.
+class TextMemo {
+ public:
+  template <class Render>
+  Expected<std::string> get(Bytes raw, Render&& render) {
+    std::string_view key(reinterpret_cast<const char*>(raw.data()), raw.size());
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    MSDT_TRY(std::string text, render());
+    if (memo_.size() < kMaxEntries) memo_.emplace(key, text);
+    return text;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 1 << 16;
+  absl::flat_hash_map<std::string_view, std::string> memo_;
+};
+
+std::string_view as_view(const Field& f) {
+  return {reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size()};
+}
+
+// A node as the message gives it: `node` filled in place, its inputs still by name (views into
+// the message).
 struct ProtoNode {
   Node& node;
-  std::vector<std::pair<std::string, bool>>& inputs;  // name, control edge
+  std::vector<std::pair<std::string_view, bool>>& inputs;  // name, control edge
+  TextMemo& memo;
 };
 
 Status node_of(Bytes message, uint64_t base, ProtoNode out) {
@@ -305,14 +330,14 @@ Status node_of(Bytes message, uint64_t base, ProtoNode out) {
     switch (f.number) {
       case 1: {
         MSDT_CHECK(want(f, WireType::Len, "NodeProto.input"));
-        std::string name;
+        std::string_view name;
         bool control = false;
         CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& i) -> Status {
-          if (i.number == 1 && i.type == WireType::Len) name = as_string(i);
+          if (i.number == 1 && i.type == WireType::Len) name = as_view(i);
           if (i.number == 2 && i.type == WireType::Varint) control = i.value == 1;
           return std::nullopt;
         }));
-        out.inputs.emplace_back(std::move(name), control);
+        out.inputs.emplace_back(name, control);
         return std::nullopt;
       }
       case 2:
@@ -329,20 +354,24 @@ Status node_of(Bytes message, uint64_t base, ProtoNode out) {
         return std::nullopt;
       case 5: {
         MSDT_CHECK(want(f, WireType::Len, "NodeProto.attribute"));
-        std::string name, value = "None";
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& a) -> Status {
-          if (a.number == 1 && a.type == WireType::Len) name = as_string(a);
-          if (a.number == 2 && a.type == WireType::Len) {
-            MSDT_TRY(value, value_text(a.bytes, a.payload_offset, 0));
-          }
-          return std::nullopt;
+        MSDT_TRY(std::string attr, out.memo.get(f.bytes, [&]() -> Expected<std::string> {
+          std::string name, value = "None";
+          CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& a) -> Status {
+            if (a.number == 1 && a.type == WireType::Len) name = as_string(a);
+            if (a.number == 2 && a.type == WireType::Len) {
+              MSDT_TRY(value, value_text(a.bytes, a.payload_offset, 0));
+            }
+            return std::nullopt;
+          }));
+          return fmt::format("{}: {}", escape_invalid_utf8(name), value);
         }));
-        attrs.push_back(fmt::format("{}: {}", escape_invalid_utf8(name), value));
+        attrs.push_back(std::move(attr));
         return std::nullopt;
       }
       case 6: {
         MSDT_CHECK(want(f, WireType::Len, "NodeProto.output_type"));
-        MSDT_TRY(out.node.output_type, type_text(f.bytes, f.payload_offset, 0));
+        MSDT_TRY(out.node.output_type,
+                 out.memo.get(f.bytes, [&] { return type_text(f.bytes, f.payload_offset, 0); }));
         return std::nullopt;
       }
       case 8:
@@ -377,15 +406,16 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
     return std::nullopt;
   }));
   g.nodes.reserve(count + 1);  // and the Return made of the outputs
-  std::vector<std::vector<std::pair<std::string, bool>>> inputs;  // of each node, by name
+  std::vector<std::vector<std::pair<std::string_view, bool>>> inputs;  // of each node, by name
   inputs.reserve(count);
+  TextMemo memo;
   std::vector<std::pair<std::string, std::string>> outputs;  // name, type
   CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
         MSDT_CHECK(want(f, WireType::Len, "GraphProto.node"));
         return node_of(f.bytes, f.payload_offset,
-                       ProtoNode{g.nodes.emplace_back(), inputs.emplace_back()});
+                       ProtoNode{g.nodes.emplace_back(), inputs.emplace_back(), memo});
       }
       case 2:
         MSDT_CHECK(want(f, WireType::Len, "GraphProto.name"));
@@ -440,14 +470,14 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
 
   // Names to what they are: a node (numbered in file order, which is topological), a parameter,
   // a constant.
-  std::unordered_map<std::string_view, uint32_t> node_index;
+  absl::flat_hash_map<std::string_view, uint32_t> node_index;
   node_index.reserve(g.nodes.size());
   for (uint32_t i = 0; i < g.nodes.size(); ++i) node_index.emplace(g.nodes[i].name, i);
-  std::unordered_map<std::string_view, const Parameter*> params;
+  absl::flat_hash_map<std::string_view, const Parameter*> params;
   for (const Parameter& p : m.params) params.emplace(p.name, &p);
-  std::unordered_map<std::string_view, std::string_view> constants(g.constants.begin(),
-                                                                   g.constants.end());
-  auto resolve = [&](const std::string& name, bool control, const Node& user) {
+  absl::flat_hash_map<std::string_view, std::string_view> constants(g.constants.begin(),
+                                                                    g.constants.end());
+  auto resolve = [&](std::string_view name, bool control, const Node& user) {
     Input in;
     in.text = name;
     in.control = control;

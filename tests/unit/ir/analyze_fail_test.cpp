@@ -32,24 +32,15 @@ const Node* node_with_op(const Graph& g, std::string_view op) {
 
 // The description in tests/mkfixture/examples/analyze_fail_2_3.json, written by mkfixture.
 TEST(AnalyzeFail, ReadsTheReportAndTheGraphsOfTheExample) {
-  const char* source_dir = std::getenv("MSDT_SOURCE_DIR");
-  if (!source_dir) GTEST_SKIP() << "MSDT_SOURCE_DIR is not set (run under ctest)";
-  std::string why;
+  std::string why, text, command;
+  fs::path examples = msdt::testing::mkfixture_examples(why);
   fs::path mkfixture = msdt::testing::mkfixture_program(why);
-  if (mkfixture.empty()) GTEST_SKIP() << why;
-  fs::path out =
-      fs::temp_directory_path() / ("msdt-analyze-fail-" + std::to_string(::getpid()) + ".ir");
-  std::string command;
-  ASSERT_TRUE(msdt::testing::run_mkfixture(
-      mkfixture, fs::path(source_dir) / "tests/mkfixture/examples/analyze_fail_2_3.json", out, "",
-      command))
+  if (examples.empty() || mkfixture.empty()) GTEST_SKIP() << why;
+  ASSERT_TRUE(msdt::testing::mkfixture_output(mkfixture, examples / "analyze_fail_2_3.json", "",
+                                              text, command))
       << command;
-  std::ifstream in(out, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  fs::remove(out);
 
-  auto m = parse_ir_text(text.str());
+  auto m = parse_ir_text(text);
   ASSERT_TRUE(m) << m.error().describe();
   EXPECT_TRUE(m->warnings.empty()) << warnings_of(*m);
   ASSERT_TRUE(m->failure);

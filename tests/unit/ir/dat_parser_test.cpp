@@ -240,20 +240,13 @@ TEST(DatParser, TheRuleSplitsStackGraphsFromTheOthers) {
 }
 
 std::string read_example(const std::string& example) {
-  const char* source_dir = std::getenv("MSDT_SOURCE_DIR");
-  std::string why;
+  std::string why, text, command;
+  fs::path examples = msdt::testing::mkfixture_examples(why);
   fs::path mkfixture = msdt::testing::mkfixture_program(why);
-  if (!source_dir || mkfixture.empty()) return {};
-  fs::path out = fs::temp_directory_path() / ("msdt-dat-" + std::to_string(::getpid()) + ".dat");
-  std::string command;
-  EXPECT_TRUE(msdt::testing::run_mkfixture(
-      mkfixture, fs::path(source_dir) / "tests/mkfixture/examples" / example, out, "", command))
+  if (examples.empty() || mkfixture.empty()) return {};
+  EXPECT_TRUE(msdt::testing::mkfixture_output(mkfixture, examples / example, "", text, command))
       << command;
-  std::ifstream in(out, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  fs::remove(out);
-  return text.str();
+  return text;
 }
 
 TEST(DatParser, ReadsTheLenetExample) {

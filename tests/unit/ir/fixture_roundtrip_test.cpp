@@ -21,26 +21,18 @@ namespace fs = std::filesystem;
 class FixtureRoundTrip : public ::testing::TestWithParam<std::pair<const char*, const char*>> {
  protected:
   void SetUp() override {
-    const char* source_dir = std::getenv("MSDT_SOURCE_DIR");
-    if (!source_dir) GTEST_SKIP() << "MSDT_SOURCE_DIR is not set (run under ctest)";
-    examples_ = fs::path(source_dir) / "tests/mkfixture/examples";
     std::string why;
+    examples_ = msdt::testing::mkfixture_examples(why);
     mkfixture_ = msdt::testing::mkfixture_program(why);
-    if (mkfixture_.empty()) GTEST_SKIP() << why;
+    if (examples_.empty() || mkfixture_.empty()) GTEST_SKIP() << why;
   }
 
   std::string write(const std::string& example, const std::string& defines) {
-    fs::path out =
-        fs::temp_directory_path() / ("msdt-ir-roundtrip-" + std::to_string(::getpid()) + ".ir");
-    std::string command;
+    std::string text, command;
     EXPECT_TRUE(
-        msdt::testing::run_mkfixture(mkfixture_, examples_ / example, out, defines, command))
+        msdt::testing::mkfixture_output(mkfixture_, examples_ / example, defines, text, command))
         << command;
-    std::ifstream in(out, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    fs::remove(out);
-    return text.str();
+    return text;
   }
 
   fs::path mkfixture_, examples_;

@@ -20,22 +20,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using msdt::testing::read_bytes;
 
 class GraphProtoFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* source_dir = std::getenv("MSDT_SOURCE_DIR");
-    if (!source_dir) GTEST_SKIP() << "MSDT_SOURCE_DIR is not set (run under ctest)";
-    examples_ = fs::path(source_dir) / "tests/mkfixture/examples";
     std::string why;
+    examples_ = msdt::testing::mkfixture_examples(why);
     mkfixture_ = msdt::testing::mkfixture_program(why);
-    if (mkfixture_.empty()) GTEST_SKIP() << why;
+    if (examples_.empty() || mkfixture_.empty()) GTEST_SKIP() << why;
     dir_ = fs::temp_directory_path() / ("msdt-graph-proto-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
   }
@@ -49,7 +42,7 @@ class GraphProtoFixture : public ::testing::Test {
     std::ofstream(in, std::ios::binary) << description;
     std::string command;
     EXPECT_TRUE(msdt::testing::run_mkfixture(mkfixture_, in, out, "", command)) << command;
-    return read_file(out);
+    return read_bytes(out);
   }
 
   fs::path mkfixture_, examples_, dir_;
@@ -117,7 +110,7 @@ void expect_same_graph(const Module& text, const Module& proto) {
 }
 
 TEST_F(GraphProtoFixture, LenetAsTextAndProtobufAgree) {
-  const std::string description = read_file(examples_ / "lenet_ir_c.json");
+  const std::string description = read_bytes(examples_ / "lenet_ir_c.json");
   const std::string text = build(description, "lenet.ir");
   auto t = parse_ir_text(text);
   ASSERT_TRUE(t) << t.error().describe();
