@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert watch-check ir-to-dot)
+tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat)
 failures=0
 
 fail() {
@@ -86,6 +86,7 @@ check_bash_complete() {
     : >"$workdir/rank_0/Net/0/0/Add.Add-op1.0.0.1.output.0.DefaultFormat.npy"
     : >"$workdir/run.log"
     : >"$workdir/watch.json"
+    : >"$workdir/loss.png"
 
     local modes=(plain) bc
     for bc in /usr/share/bash-completion/bash_completion /etc/bash_completion; do
@@ -100,6 +101,7 @@ check_bash_complete() {
 
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
     local w=$src/completions/bash/watch-check i=$src/completions/bash/ir-to-dot
+    local s=$src/completions/bash/summary-cat
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -135,6 +137,22 @@ check_bash_complete() {
         expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot -o r" "rank_0 run.log"
         expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot rank_0 -o " "out rank_0"
         expect_completion "$mode" "$i" _ir_to_dot "ir-to-dot --focus x run.log watch.json -o " "out rank_0"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --kind " "audio histogram image landscape scalar tensor text"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --kind scalar,h" "scalar,histogram"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --kind=t" "tensor text"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --s" "--scalars --smooth --steps --strict"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --plot" "--plot --plot-histograms --plot-tensors"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --no" "--no-crc --no-header"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --tag " ""
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --steps " ""
+        # Inputs: files and run directories; -f takes no value.
+        expect_completion "$mode" "$s" _summary_cat "summary-cat r" "rank_0 run.log"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat -f r" "rank_0 run.log"
+        # --export: a directory; the plots: .png files and directories.
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --export " "out rank_0"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --plot " "loss.png out rank_0"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat --plot-histograms=l" "loss.png"
+        expect_completion "$mode" "$s" _summary_cat "summary-cat rank_0 --plot-tensors r" "rank_0"
     done
     finish
 }
@@ -179,6 +197,10 @@ check_fish_complete() {
     expect_fish "$src" watch-check "watch-check --fail-on " "any error hit never"
     expect_fish "$src" ir-to-dot "ir-to-dot --rankdir " "BT LR RL TB"
     expect_fish "$src" ir-to-dot "ir-to-dot --no" "--no-monads --no-types"
+    expect_fish "$src" summary-cat "summary-cat --kind " "audio histogram image landscape scalar tensor text"
+    expect_fish "$src" summary-cat "summary-cat --kind scalar,h" "scalar,histogram"
+    expect_fish "$src" summary-cat "summary-cat --no" "--no-crc --no-header"
+    expect_fish "$src" summary-cat "summary-cat --plot-" "--plot-histograms --plot-tensors"
     finish
 }
 

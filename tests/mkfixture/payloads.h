@@ -29,4 +29,9 @@ std::vector<std::byte> build_graph_proto(const Node& description);
 // of a generated network in their place (README.md, "Generated graphs").
 json generate_ir(const Node& ir);
 
+// "summary": a MindSpore summary (_MS, _explain), _lineage or TensorBoard tfevents file from its
+// events (README.md, "summary"; spec summary.md §3-§7, §15). A "generate" description is streamed
+// by write_generated_summary (writers.h) instead.
+std::vector<std::byte> build_summary(const Node& summary);
+
 }  // namespace msdt::fixture

@@ -97,8 +97,8 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw",     "ascend", "overflow", "text",        "lines", "json",       "hex",
-    "dir", "symlink", "fifo",   "socket",   "count_lines", "ir",    "graph_proto"};
+    "npy", "raw",     "ascend", "overflow", "text",        "lines", "json",        "hex",
+    "dir", "symlink", "fifo",   "socket",   "count_lines", "ir",    "graph_proto", "summary"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -120,7 +120,7 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   if (content_key == nullptr && !empty)
     entry.fail(
         "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
-        "fifo, socket, count_lines, ir, graph_proto, empty)");
+        "fifo, socket, count_lines, ir, graph_proto, summary, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -139,6 +139,11 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   } else if (key == "socket") {
     if (!entry.at("socket").boolean()) entry.at("socket").fail("expected true");
     make_socket(target);
+  } else if (key == "summary" && entry.at("summary").has("generate")) {
+    // Benchmark files are streamed to disk, never held whole, so there are no bytes to cut.
+    for (auto modifier : {"truncate_at", "append_hex", "empty"})
+      if (entry.has(modifier)) entry.at(modifier).fail("does not apply to a generated summary");
+    write_generated_summary(entry.at("summary"), target);
   } else {
     std::vector<std::byte> bytes;
     if (key == "npy")
@@ -149,6 +154,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       bytes = build_ascend(entry.at("ascend"));
     else if (key == "overflow")
       bytes = build_overflow_file(entry.at("overflow"));
+    else if (key == "summary")
+      bytes = build_summary(entry.at("summary"));
     else if (key == "ir" || key == "graph_proto") {
       const Node described = entry.at(key);
       json generated;  // "generate": the network the generator states, in place of the graphs
@@ -183,10 +190,13 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
     }
     if (empty) bytes.clear();
     if (auto t = entry.find("truncate_at")) {
-      uint64_t n = t->u64();
-      if (n > bytes.size())
+      // Negative: drop that many bytes from the end (cut the last record short without knowing
+      // the size of the file).
+      const int64_t n = t->i64();
+      const uint64_t cut = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+      if (cut > bytes.size())
         t->fail("the content is only " + std::to_string(bytes.size()) + " bytes");
-      bytes.resize(n);
+      bytes.resize(n < 0 ? bytes.size() - cut : cut);
     }
     if (auto a = entry.find("append_hex")) {
       auto more = parse_hex(*a);
@@ -224,9 +234,9 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 }
 
 const std::initializer_list<std::string_view> kEntryKeys = {
-    "path",  "npy",   "raw",  "ascend",  "overflow",    "text",       "lines",
-    "json",  "hex",   "dir",  "symlink", "truncate_at", "append_hex", "mode",
-    "mtime", "empty", "fifo", "socket",  "count_lines", "ir",         "graph_proto"};
+    "path", "npy",    "raw",         "ascend",      "overflow",    "text",   "lines", "json",
+    "hex",  "dir",    "symlink",     "truncate_at", "append_hex",  "mode",   "mtime", "empty",
+    "fifo", "socket", "count_lines", "ir",          "graph_proto", "summary"};
 
 }  // namespace
 

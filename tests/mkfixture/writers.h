@@ -13,5 +13,7 @@ void write_tree(const Node& description, const std::filesystem::path& out);
 void write_single_file(const Node& description, const std::filesystem::path& out);
 // {"kind": "generate", …}: a realistic dump tree for benchmarks, streamed to disk.
 void write_generated(const Node& description, const std::filesystem::path& out);
+// {"summary": {"generate": …}}: a large summary or tfevents file for benchmarks, streamed to `out`.
+void write_generated_summary(const Node& summary, const std::filesystem::path& out);
 
 }  // namespace msdt::fixture

@@ -1,0 +1,53 @@
+#include "summary/cat.h"
+
+#include <optional>
+
+namespace msdt::summary {
+
+int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnostics) {
+  std::optional<ValueLister> values;
+  std::optional<TagTable> tags;
+  std::optional<ScalarLister> scalars;
+  std::optional<Exporter> exporter;
+  std::optional<Plotter> plotter;
+  switch (options.view) {
+    case View::Values:
+      values.emplace(options.list, options.selection, out);
+      break;
+    case View::Tags:
+      tags.emplace(options.list, options.selection, out);
+      break;
+    case View::Scalars:
+      scalars.emplace(options.list, options.selection, out);
+      break;
+    case View::None:
+      break;
+  }
+  if (!options.export_dir.empty())
+    exporter.emplace(options.export_dir, options.selection, diagnostics, options.scan.runs);
+  const PlotRequest& p = options.plot;
+  if (!p.scalars.empty() || !p.histograms.empty() || !p.tensors.empty())
+    plotter.emplace(p, options.selection, diagnostics);
+
+  ScanOptions scan_options = options.scan;
+  // Decoding values is the cost of a pass: graphs and lineage alone need none of it.
+  scan_options.read.decode.values = true;
+  scan(
+      options.inputs, scan_options,
+      [&](const Source& source, const Event& event) {
+        if (values) values->event(source, event);
+        if (tags) tags->event(source, event);
+        if (scalars) scalars->event(source, event);
+        if (exporter) exporter->event(source, event);
+        if (plotter) plotter->event(source, event);
+      },
+      diagnostics);
+  if (values) values->finish();
+  if (tags) tags->finish();
+  if (scalars) scalars->finish();
+  if (exporter) exporter->finish();
+  if (plotter) plotter->finish();
+  return diagnostics.exit_code();
+}
+
+}  // namespace msdt::summary

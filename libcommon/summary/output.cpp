@@ -1,0 +1,626 @@
+#include "summary/output.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <ostream>
+
+#include "io/output_file.h"
+#include "io/text.h"
+#include "ir/draw.h"
+#include "ir/graph_proto.h"
+#include "ir/report.h"
+#include "table/format.h"
+#include "tensor/npy.h"
+#include "tensor/stats.h"
+
+namespace msdt::summary {
+namespace fs = std::filesystem;
+
+// ---- Selection ---------------------------------------------------------------------------------
+
+bool Selection::matches_step(const std::optional<int64_t>& step) const {
+  if (!first_step && !last_step) return true;
+  if (!step) return false;
+  return (!first_step || *step >= *first_step) && (!last_step || *step <= *last_step);
+}
+
+bool Selection::matches(const Event& event, const Value& value) const {
+  if (!kinds.empty() && !kinds.contains(value.kind)) return false;
+  if (!matches_step(event.step)) return false;
+  return !tag || std::regex_search(value.tag, *tag);
+}
+
+Expected<std::pair<std::optional<int64_t>, std::optional<int64_t>>> parse_step_range(
+    std::string_view text) {
+  auto number = [](std::string_view t) -> std::optional<int64_t> {
+    auto v = parse_unsigned<uint64_t>(t);
+    if (!v || *v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(*v);
+  };
+  size_t dash = text.find('-');
+  std::optional<int64_t> a, b;
+  if (dash == std::string_view::npos) {
+    a = b = number(text);
+    if (!a) return Error(fmt::format("expected a step or a range A-B, A-, -B, found '{}'", text));
+    return std::pair(a, b);
+  }
+  std::string_view left = text.substr(0, dash), right = text.substr(dash + 1);
+  if (!left.empty() && !(a = number(left)))
+    return Error(fmt::format("expected a step or a range A-B, A-, -B, found '{}'", text));
+  if (!right.empty() && !(b = number(right)))
+    return Error(fmt::format("expected a step or a range A-B, A-, -B, found '{}'", text));
+  if (!a && !b) return Error("expected a step or a range A-B, A-, -B, found '-'");
+  if (a && b && *a > *b) return Error(fmt::format("the range {} ends before it starts", text));
+  return std::pair(a, b);
+}
+
+// ---- Spelling values ---------------------------------------------------------------------------
+
+std::string python_float(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return table::format_double(value);
+}
+
+std::string quote_tag(std::string_view tag) {
+  std::string out;
+  for (unsigned char c : tag) {
+    if (std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  // "." and ".." would name directories: their dots are quoted too.
+  if (out == "." || out == "..") {
+    std::string quoted;
+    for (size_t i = 0; i < out.size(); ++i) quoted += "%2E";
+    return quoted;
+  }
+  return out;
+}
+
+namespace {
+
+std::string size_text(uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
+}
+
+std::string shape_text(const std::vector<uint64_t>& dims) {
+  std::string out = "(";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+  if (dims.size() == 1) out += ",";
+  return out + ")";
+}
+
+std::string image_format(Bytes encoded) {
+  static constexpr unsigned char kPng[] = {0x89, 'P', 'N', 'G'};
+  static constexpr unsigned char kJpeg[] = {0xFF, 0xD8, 0xFF};
+  if (encoded.size() >= 4 && std::memcmp(encoded.data(), kPng, 4) == 0) return "PNG";
+  if (encoded.size() >= 3 && std::memcmp(encoded.data(), kJpeg, 3) == 0) return "JPEG";
+  if (encoded.size() >= 3 && std::memcmp(encoded.data(), "GIF", 3) == 0) return "GIF";
+  return "image";
+}
+
+std::string tensor_dtype_text(const Tensor& t) {
+  if (t.declared) return std::string(dtype_name(*t.declared));
+  if (!t.declared_name.empty()) return t.declared_name;
+  return std::string(dtype_name(t.stored));
+}
+
+struct TensorSummary {
+  std::optional<TensorStats> stats;
+};
+
+TensorSummary summarise(const Tensor& t) {
+  TensorSummary s;
+  if (t.strings.empty() && !t.bytes().empty()) s.stats = compute_stats(t.view());
+  return s;
+}
+
+std::string number_text(const std::optional<double>& v) {
+  return v ? table::format_double(*v) : "-";
+}
+
+}  // namespace
+
+std::string render_value(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Scalar:
+      return table::format_double(v.scalar);
+    case ValueKind::Image:
+      return fmt::format("{} {}x{}, {}", image_format(v.image.encoded), v.image.width,
+                         v.image.height, size_text(v.image.encoded.size()));
+    case ValueKind::Histogram: {
+      const Histogram& h = v.histogram;
+      std::string out =
+          fmt::format("[{}, {}] n={}, {} buckets", number_text(h.min), number_text(h.max),
+                      table::format_double(h.total()), h.buckets.size());
+      if (h.nan || h.pos_inf || h.neg_inf)
+        out += fmt::format(", nan={} +inf={} -inf={}", h.nan, h.pos_inf, h.neg_inf);
+      return out;
+    }
+    case ValueKind::Tensor: {
+      std::string out =
+          fmt::format("{} {}", tensor_dtype_text(v.tensor), shape_text(v.tensor.dims));
+      TensorSummary s = summarise(v.tensor);
+      if (s.stats && s.stats->count)
+        out += fmt::format(" min={} max={} mean={}", number_text(s.stats->min),
+                           number_text(s.stats->max), number_text(s.stats->mean));
+      if (s.stats && (s.stats->nan || s.stats->pos_inf || s.stats->neg_inf))
+        out += fmt::format(" nan={} inf={}", s.stats->nan, s.stats->pos_inf + s.stats->neg_inf);
+      return out;
+    }
+    case ValueKind::Landscape: {
+      const Landscape& l = *v.landscape;
+      return fmt::format(
+          "landscape {} {}{}{}", shape_text(l.z.dims),
+          l.decomposition.empty() ? "" : l.decomposition, l.unit.empty() ? "" : ", unit " + l.unit,
+          l.path_z ? fmt::format(", path of {} points",
+                                 l.path_z->bytes().size() /
+                                     std::max<uint64_t>(1, *dtype_bytes(l.path_z->stored, 1)))
+                   : "");
+    }
+    case ValueKind::Text: {
+      std::string joined;
+      for (size_t i = 0; i < v.tensor.strings.size(); ++i)
+        joined += (i ? " | " : "") + escape_invalid_utf8(v.tensor.strings[i]);
+      return joined;
+    }
+    case ValueKind::Audio:
+      return fmt::format("audio, {}", size_text(v.tensor.data.size()));
+  }
+  return "";
+}
+
+nlohmann::ordered_json value_json(const Value& v) {
+  nlohmann::ordered_json j;
+  switch (v.kind) {
+    case ValueKind::Scalar:
+      return v.scalar;
+    case ValueKind::Image:
+      j["format"] = image_format(v.image.encoded);
+      j["width"] = v.image.width;
+      j["height"] = v.image.height;
+      j["colorspace"] = v.image.colorspace;
+      j["bytes"] = v.image.encoded.size();
+      return j;
+    case ValueKind::Histogram: {
+      const Histogram& h = v.histogram;
+      j["min"] = h.min ? nlohmann::ordered_json(*h.min) : nullptr;
+      j["max"] = h.max ? nlohmann::ordered_json(*h.max) : nullptr;
+      j["sum"] = h.sum ? nlohmann::ordered_json(*h.sum) : nullptr;
+      j["count"] = h.total();
+      j["nan"] = h.nan;
+      j["pos_inf"] = h.pos_inf;
+      j["neg_inf"] = h.neg_inf;
+      auto& buckets = j["buckets"] = nlohmann::ordered_json::array();
+      for (const Bucket& b : h.buckets) buckets.push_back({b.left, b.width, b.count});
+      return j;
+    }
+    case ValueKind::Tensor: {
+      j["dtype"] = tensor_dtype_text(v.tensor);
+      j["stored"] = std::string(dtype_name(v.tensor.stored));
+      j["shape"] = v.tensor.dims;
+      TensorSummary s = summarise(v.tensor);
+      if (s.stats) {
+        j["count"] = s.stats->count;
+        j["min"] = s.stats->min ? nlohmann::ordered_json(*s.stats->min) : nullptr;
+        j["max"] = s.stats->max ? nlohmann::ordered_json(*s.stats->max) : nullptr;
+        j["mean"] = s.stats->mean ? nlohmann::ordered_json(*s.stats->mean) : nullptr;
+        j["std"] = s.stats->std ? nlohmann::ordered_json(*s.stats->std) : nullptr;
+        j["nan"] = s.stats->nan;
+        j["pos_inf"] = s.stats->pos_inf;
+        j["neg_inf"] = s.stats->neg_inf;
+      }
+      return j;
+    }
+    case ValueKind::Landscape: {
+      const Landscape& l = *v.landscape;
+      j["shape"] = l.z.dims;
+      j["decomposition"] = l.decomposition;
+      j["unit"] = l.unit;
+      j["step_per_epoch"] = l.step_per_epoch;
+      j["intervals"] = l.intervals;
+      return j;
+    }
+    case ValueKind::Text: {
+      auto& list = j = nlohmann::ordered_json::array();
+      for (const std::string& s : v.tensor.strings) list.push_back(escape_invalid_utf8(s));
+      return j;
+    }
+    case ValueKind::Audio:
+      j["bytes"] = v.tensor.data.size();
+      return j;
+  }
+  return j;
+}
+
+// ---- Listings ----------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> with_run(bool run, std::vector<std::string> columns) {
+  if (run) columns.insert(columns.begin(), "run");
+  return columns;
+}
+
+table::Cell step_cell(const Event& e) { return e.step ? table::Cell(*e.step) : table::Cell(); }
+
+}  // namespace
+
+ValueLister::ValueLister(const ListOptions& options, const Selection& selection, std::ostream& out)
+    : options_(options),
+      selection_(selection),
+      schema_({"run", "file", "step", "wall_time", "tag", "kind", "value"},
+              with_run(options.show_run, {"step", "wall_time", "tag", "kind", "value"})),
+      sink_(table::make_sink(options.format, schema_, options.header, out)) {}
+
+void ValueLister::event(const Source& source, const Event& e) {
+  for (const Value& v : e.values) {
+    if (!selection_.matches(e, v)) continue;
+    table::Cell value;
+    if (options_.format == table::Format::Json)
+      value = v.kind == ValueKind::Scalar ? table::Cell(v.scalar)
+                                          : table::Cell(table::Composite{"", value_json(v)});
+    else
+      value = v.kind == ValueKind::Scalar ? table::Cell(v.scalar) : table::Cell(render_value(v));
+    sink_->row({source.run, source.file, step_cell(e), e.wall_time, v.tag,
+                std::string(value_kind_name(v.kind)), std::move(value)});
+  }
+}
+
+void ValueLister::finish() { sink_->finish(); }
+
+ScalarLister::ScalarLister(const ListOptions& options, const Selection& selection,
+                           std::ostream& out)
+    : options_(options),
+      selection_(selection),
+      schema_(
+          options.format == table::Format::Json
+              ? std::vector<std::string>{"run", "file", "step", "wall_time", "tag", "kind", "value"}
+              : std::vector<std::string>{"run", "file", "tag", "step", "wall_time (unit: seconds)",
+                                         "kind", "value"},
+          with_run(
+              options.show_run,
+              {"tag", "step",
+               options.format == table::Format::Json ? "wall_time" : "wall_time (unit: seconds)",
+               "value"})),
+      sink_(table::make_sink(options.format, schema_, options.header, out)) {}
+
+void ScalarLister::event(const Source& source, const Event& e) {
+  for (const Value& v : e.values) {
+    if (v.kind != ValueKind::Scalar || !selection_.matches(e, v)) continue;
+    if (options_.format == table::Format::Json)
+      sink_->row({source.run, source.file, step_cell(e), e.wall_time, v.tag, std::string("scalar"),
+                  v.scalar});
+    else
+      sink_->row({source.run, source.file, v.tag, step_cell(e), e.wall_time, std::string("scalar"),
+                  v.scalar});
+  }
+}
+
+void ScalarLister::finish() { sink_->finish(); }
+
+TagTable::TagTable(const ListOptions& options, const Selection& selection, std::ostream& out)
+    : options_(options), selection_(selection), out_(out) {}
+
+void TagTable::event(const Source& source, const Event& e) {
+  for (const Value& v : e.values) {
+    if (!selection_.matches(e, v)) continue;
+    auto key = std::make_tuple(source.run, v.tag, v.kind);
+    auto [it, added] = index_.try_emplace(key, entries_.size());
+    if (added) {
+      Entry& entry = entries_.emplace_back();
+      entry.run = source.run;
+      entry.tag = v.tag;
+      entry.kind = v.kind;
+    }
+    Entry& entry = entries_[it->second];
+    std::string shown = render_value(v);
+    nlohmann::ordered_json json =
+        options_.format == table::Format::Json ? value_json(v) : nlohmann::ordered_json();
+    if (entry.steps == 0) {
+      entry.first_step = e.step;
+      entry.first_value = shown;
+      entry.first_json = json;
+    }
+    if (entry.steps && e.step && entry.last_step && *e.step < *entry.last_step)
+      ++entry.out_of_order;
+    ++entry.steps;
+    entry.last_step = e.step;
+    entry.last_value = std::move(shown);
+    entry.last_json = std::move(json);
+  }
+}
+
+void TagTable::finish() {
+  table::Schema schema({"run", "tag", "kind", "steps", "first_step", "last_step", "first_value",
+                        "last_value", "out_of_order"},
+                       with_run(options_.show_run, {"tag", "kind", "steps", "first_step",
+                                                    "last_step", "first_value", "last_value"}));
+  auto sink = table::make_sink(options_.format, schema, options_.header, out_);
+  auto opt = [](const std::optional<int64_t>& v) { return v ? table::Cell(*v) : table::Cell(); };
+  for (const Entry& e : entries_) {
+    table::Cell first = e.first_value, last = e.last_value;
+    if (options_.format == table::Format::Json) {
+      first = table::Composite{e.first_value, e.first_json};
+      last = table::Composite{e.last_value, e.last_json};
+    }
+    sink->row({e.run, e.tag, std::string(value_kind_name(e.kind)), e.steps, opt(e.first_step),
+               opt(e.last_step), std::move(first), std::move(last), e.out_of_order});
+  }
+  sink->finish();
+}
+
+// ---- Export ------------------------------------------------------------------------------------
+
+struct Exporter::RunFiles {
+  fs::path dir;
+  std::optional<OpenDirectory> root, image, tensor, histogram;
+  std::string scalars = "tag,step,wall_time (unit: seconds),value\r\n";
+  bool any_scalar = false;
+  std::map<std::string, std::string> histograms;  // tag → CSV text
+  std::vector<std::string> histogram_order;
+  std::optional<ir::Module> graph;
+  nlohmann::ordered_json lineage = nlohmann::ordered_json::array();
+};
+
+Exporter::Exporter(fs::path dir, const Selection& selection, Diagnostics& diagnostics, bool per_run)
+    : dir_(std::move(dir)), selection_(selection), diagnostics_(diagnostics), per_run_(per_run) {}
+
+Exporter::~Exporter() = default;
+
+namespace {
+
+// Makes `name` under `parent` (once) and opens it.
+std::optional<OpenDirectory> open_subdir(const fs::path& path, Diagnostics& diagnostics) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) {
+    diagnostics.output_error(path.string(), Error(fmt::format("cannot create: {}", ec.message())));
+    return std::nullopt;
+  }
+  auto dir = OpenDirectory::open(path);
+  if (!dir) {
+    diagnostics.output_error(path.string(), dir.error());
+    return std::nullopt;
+  }
+  return std::move(*dir);
+}
+
+void write_in(const std::optional<OpenDirectory>& dir, const fs::path& dir_path,
+              const std::string& name, std::initializer_list<Bytes> parts,
+              Diagnostics& diagnostics) {
+  if (!dir) return;
+  std::string shown = (dir_path / name).string();
+  auto file = AtomicFile::create(*dir, name);
+  if (!file) {
+    diagnostics.output_error(shown, file.error());
+    return;
+  }
+  for (Bytes part : parts)
+    if (auto s = file->write(part)) {
+      diagnostics.output_error(shown, *s);
+      return;
+    }
+  if (auto s = file->commit()) diagnostics.output_error(shown, *s);
+}
+
+Bytes text_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+// A file name for a tag and a step: the quoted tag, shortened (keeping the step) under the
+// 255-byte limit of file names.
+std::string tag_file(std::string_view tag, std::optional<int64_t> step, std::string_view ext) {
+  std::string quoted = quote_tag(tag);
+  std::string suffix = (step ? "_" + std::to_string(*step) : std::string()) + std::string(ext);
+  if (quoted.size() + suffix.size() > 250) quoted.resize(250 - suffix.size());
+  return quoted + suffix;
+}
+
+}  // namespace
+
+Exporter::RunFiles& Exporter::run_files(const std::string& run) {
+  auto& slot = runs_[per_run_ ? run : std::string()];
+  if (!slot) {
+    slot = std::make_unique<RunFiles>();
+    // With --runs each run gets its own folder, its name quoted like a tag.
+    slot->dir = per_run_ ? dir_ / quote_tag(run) : dir_;
+  }
+  return *slot;
+}
+
+void Exporter::event(const Source& source, const Event& e) {
+  RunFiles& r = run_files(source.run);
+  if (!r.root) r.root = open_subdir(r.dir, diagnostics_);
+  if (e.kind == EventKind::Graph && !r.graph && source.dialect == Dialect::MindSpore) {
+    auto module = ir::parse_graph_proto(e.graph, e.graph_offset);
+    if (module)
+      r.graph = std::move(*module);
+    else
+      diagnostics_.error(source.file, std::move(module).error().with_context("graph"));
+  }
+  if (e.kind == EventKind::Lineage || e.kind == EventKind::Explain) {
+    nlohmann::ordered_json item;
+    item["file"] = source.file;
+    item["wall_time"] = e.wall_time;
+    if (e.step) item["step"] = *e.step;
+    for (auto& [key, value] : e.detail.items()) item[key] = value;
+    r.lineage.push_back(std::move(item));
+  }
+  for (const Value& v : e.values) {
+    if (!selection_.matches(e, v)) continue;
+    switch (v.kind) {
+      case ValueKind::Scalar:
+        r.any_scalar = true;
+        r.scalars += fmt::format("{},{},{},{}\r\n", table::escape_csv(v.tag),
+                                 e.step ? std::to_string(*e.step) : "", python_float(e.wall_time),
+                                 python_float(v.scalar));
+        break;
+      case ValueKind::Image: {
+        if (!r.image) r.image = open_subdir(r.dir / "image", diagnostics_);
+        write_in(r.image, r.dir / "image", tag_file(v.tag, e.step.value_or(0), ".png"),
+                 {v.image.encoded}, diagnostics_);
+        break;
+      }
+      case ValueKind::Tensor: {
+        if (!v.tensor.strings.empty()) break;
+        if (!r.tensor) r.tensor = open_subdir(r.dir / "tensor", diagnostics_);
+        std::string header = make_npy_header(v.tensor.stored, v.tensor.dims);
+        write_in(r.tensor, r.dir / "tensor", tag_file(v.tag, e.step.value_or(0), ".npy"),
+                 {text_bytes(header), v.tensor.bytes()}, diagnostics_);
+        break;
+      }
+      case ValueKind::Histogram: {
+        auto [it, added] = r.histograms.try_emplace(
+            v.tag, "step,wall_time,left,right,count,min,max,sum,total,nan,pos_inf,neg_inf\n");
+        if (added) r.histogram_order.push_back(v.tag);
+        const Histogram& h = v.histogram;
+        auto opt = [](const std::optional<double>& x) { return x ? python_float(*x) : ""; };
+        for (const Bucket& b : h.buckets)
+          it->second += fmt::format(
+              "{},{},{},{},{},{},{},{},{},{},{},{}\n", e.step ? std::to_string(*e.step) : "",
+              python_float(e.wall_time), python_float(b.left), python_float(b.left + b.width),
+              python_float(b.count), opt(h.min), opt(h.max), opt(h.sum), python_float(h.total()),
+              h.nan, h.pos_inf, h.neg_inf);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+void Exporter::finish() {
+  if (runs_.empty()) run_files(".");
+  for (auto& [run, rp] : runs_) {
+    RunFiles& r = *rp;
+    if (!r.root) r.root = open_subdir(r.dir, diagnostics_);
+    write_in(r.root, r.dir, "scalar.csv", {text_bytes(r.scalars)}, diagnostics_);
+    // parse_summary always makes image/.
+    if (!r.image) r.image = open_subdir(r.dir / "image", diagnostics_);
+    if (!r.histograms.empty()) {
+      r.histogram = open_subdir(r.dir / "histogram", diagnostics_);
+      for (const std::string& tag : r.histogram_order)
+        write_in(r.histogram, r.dir / "histogram", tag_file(tag, std::nullopt, ".csv"),
+                 {text_bytes(r.histograms[tag])}, diagnostics_);
+    }
+    if (r.graph) {
+      ir::DrawOptions draw;
+      draw.max_nodes = 0;
+      auto dot = ir::draw_dot(*r.graph, draw);
+      if (dot)
+        write_in(r.root, r.dir, "graph.dot", {text_bytes(*dot)}, diagnostics_);
+      else
+        diagnostics_.error(run, dot.error());
+      std::string json = table::to_json_text(ir::module_json(*r.graph), 2) + "\n";
+      write_in(r.root, r.dir, "graph.json", {text_bytes(json)}, diagnostics_);
+    }
+    if (!r.lineage.empty()) {
+      std::string json = table::to_json_text(r.lineage, 2) + "\n";
+      write_in(r.root, r.dir, "lineage.json", {text_bytes(json)}, diagnostics_);
+    }
+  }
+}
+
+// ---- Plots -------------------------------------------------------------------------------------
+
+Plotter::Plotter(PlotRequest request, const Selection& selection, Diagnostics& diagnostics)
+    : request_(std::move(request)), selection_(selection), diagnostics_(diagnostics) {}
+
+void Plotter::event(const Source& source, const Event& e) {
+  for (const Value& v : e.values) {
+    if (!selection_.matches(e, v)) continue;
+    double step = static_cast<double>(e.step.value_or(0));
+    if (v.kind == ValueKind::Scalar && !request_.scalars.empty()) {
+      auto& by_run = scalars_[v.tag];
+      if (by_run.empty()) tag_order_.push_back(v.tag);
+      if (std::find(runs_.begin(), runs_.end(), source.run) == runs_.end())
+        runs_.push_back(source.run);
+      by_run[source.run].push_back({step, v.scalar});
+    } else if (v.kind == ValueKind::Histogram && !request_.histograms.empty()) {
+      HistogramSeries& s = histograms_[v.tag];
+      s.title = v.tag;
+      s.steps.emplace_back(e.step.value_or(0), v.histogram);
+    } else if (v.kind == ValueKind::Tensor && !request_.tensors.empty() &&
+               v.tensor.dims.size() == 2 && v.tensor.strings.empty()) {
+      Heatmap h;
+      h.title = fmt::format("{} (step {})", v.tag, e.step.value_or(0));
+      h.rows = v.tensor.dims[0];
+      h.cols = v.tensor.dims[1];
+      TensorView view = v.tensor.view();
+      uint64_t n = h.rows * h.cols;
+      if (n > (uint64_t{1} << 24)) continue;  // too large to draw cell by cell
+      h.values.resize(n);
+      Tensor one;
+      one.stored = view.dtype;
+      size_t width = *dtype_bytes(view.dtype, 1);
+      for (uint64_t i = 0; i < n; ++i) {
+        double x = NAN;
+        if (view.dtype == DType::Float32) {
+          float f;
+          std::memcpy(&f, view.data.data() + i * 4, 4);
+          x = f;
+        } else if (view.dtype == DType::Float64) {
+          std::memcpy(&x, view.data.data() + i * 8, 8);
+        } else if (view.dtype == DType::Int32) {
+          int32_t k;
+          std::memcpy(&k, view.data.data() + i * 4, 4);
+          x = k;
+        } else if (view.dtype == DType::Int64) {
+          int64_t k;
+          std::memcpy(&k, view.data.data() + i * 8, 8);
+          x = static_cast<double>(k);
+        }
+        (void)width;
+        h.values[i] = x;
+      }
+      tensors_[v.tag] = std::move(h);
+    }
+  }
+}
+
+void Plotter::finish() {
+  auto write = [&](const fs::path& path, Expected<std::string> png) {
+    if (!png) {
+      diagnostics_.error(path.string(), png.error());
+      return;
+    }
+    if (auto s = write_file_atomically(path, *png)) diagnostics_.output_error(path.string(), *s);
+  };
+  if (!request_.scalars.empty()) {
+    std::vector<PlotPanel> panels;
+    bool several_runs = runs_.size() > 1;
+    for (const std::string& tag : tag_order_) {
+      if (panels.empty() || !request_.overlay) panels.push_back(PlotPanel{tag, {}});
+      for (const std::string& run : runs_) {
+        auto it = scalars_[tag].find(run);
+        if (it == scalars_[tag].end()) continue;
+        std::string label = request_.overlay ? (several_runs ? run + ": " + tag : tag) : run;
+        std::vector<PlotPoint> points = it->second;
+        std::stable_sort(points.begin(), points.end(),
+                         [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
+        panels.back().series.push_back(PlotSeries{label, std::move(points)});
+      }
+    }
+    if (request_.overlay && !panels.empty()) panels.front().title = "scalars";
+    write(request_.scalars, plot_lines(panels, request_.options));
+  }
+  if (!request_.histograms.empty()) {
+    std::vector<HistogramSeries> panels;
+    for (auto& [tag, series] : histograms_) panels.push_back(std::move(series));
+    write(request_.histograms, plot_histograms(panels, request_.histogram_style, request_.options));
+  }
+  if (!request_.tensors.empty()) {
+    std::vector<Heatmap> panels;
+    for (auto& [tag, map] : tensors_) panels.push_back(std::move(map));
+    write(request_.tensors, plot_heatmaps(panels, request_.options));
+  }
+}
+
+}  // namespace msdt::summary

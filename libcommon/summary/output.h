@@ -1,0 +1,159 @@
+// summary-cat's outputs: the value listing, the tag table, scalar rows, the export folder and the
+// plots. Each is an EventSink-shaped consumer fed by scan(); selection (--tag, --kind, --steps)
+// happens once, in Selection.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "io/report.h"
+#include "summary/plot.h"
+#include "summary/scan.h"
+#include "table/sink.h"
+
+namespace msdt::summary {
+
+// --tag REGEX (searched in the tag), --kind KIND,…, --steps A-B.
+struct Selection {
+  std::optional<std::regex> tag;
+  std::set<ValueKind> kinds;  // empty: all
+  std::optional<int64_t> first_step, last_step;
+
+  bool matches(const Event& event, const Value& value) const;
+  bool matches_step(const std::optional<int64_t>& step) const;
+};
+
+// "A-B", "A-", "-B" or "A"; an error message otherwise.
+Expected<std::pair<std::optional<int64_t>, std::optional<int64_t>>> parse_step_range(
+    std::string_view text);
+
+// A value in one short cell: the scalar; "PNG 28x28, 1.2 KiB"; "[-1, 1] n=100, 10 buckets";
+// "float32 (2, 3) min=… max=… mean=…"; the text.
+std::string render_value(const Value& value);
+// The same for JSON: a number for scalars, an object otherwise.
+nlohmann::ordered_json value_json(const Value& value);
+
+// Python's float repr (what MindInsight's parse_summary writes): "0.10000000149011612", "1.0",
+// "1e-05", "inf", "nan".
+std::string python_float(double value);
+
+// MindInsight's tag quoting (Python's urllib quote with safe=""): bytes other than letters,
+// digits and "_.-~" as %XX. Never a path separator, never "." or "..".
+std::string quote_tag(std::string_view tag);
+
+struct ListOptions {
+  table::Format format = table::Format::Text;
+  bool header = true;
+  bool show_run = false;
+};
+
+// The default view: one line per value.
+class ValueLister {
+ public:
+  ValueLister(const ListOptions& options, const Selection& selection, std::ostream& out);
+  void event(const Source& source, const Event& event);
+  void finish();
+
+ private:
+  ListOptions options_;
+  const Selection& selection_;
+  table::Schema schema_;
+  std::unique_ptr<table::Sink> sink_;
+};
+
+// --scalars: tag, step, wall_time (unit: seconds), value (MindInsight's parse_summary header);
+// run and file join in JSON, run with --runs.
+class ScalarLister {
+ public:
+  ScalarLister(const ListOptions& options, const Selection& selection, std::ostream& out);
+  void event(const Source& source, const Event& event);
+  void finish();
+
+ private:
+  ListOptions options_;
+  const Selection& selection_;
+  table::Schema schema_;
+  std::unique_ptr<table::Sink> sink_;
+};
+
+// --tags: per tag, its kind, the number of steps, first and last step and value, and how often
+// the step went backwards (like `tensorboard --inspect`).
+class TagTable {
+ public:
+  TagTable(const ListOptions& options, const Selection& selection, std::ostream& out);
+  void event(const Source& source, const Event& event);
+  void finish();
+
+ private:
+  struct Entry {
+    std::string run, tag;
+    ValueKind kind = ValueKind::Scalar;
+    uint64_t steps = 0, out_of_order = 0;
+    std::optional<int64_t> first_step, last_step;
+    std::string first_value, last_value;
+    nlohmann::ordered_json first_json, last_json;
+  };
+  ListOptions options_;
+  const Selection& selection_;
+  std::ostream& out_;
+  std::vector<Entry> entries_;
+  std::map<std::tuple<std::string, std::string, ValueKind>, size_t> index_;
+};
+
+// --export DIR: scalar.csv (parse_summary's: CRLF, Python floats), image/<tag>_<step>.png,
+// histogram/<tag>.csv, tensor/<tag>_<step>.npy, graph.dot, graph.json, lineage.json; every file
+// written atomically, nothing outside DIR. With several runs, one subfolder per run.
+class Exporter {
+ public:
+  // `per_run`: one subfolder per run (--runs); otherwise every input exports into DIR itself.
+  Exporter(std::filesystem::path dir, const Selection& selection, Diagnostics& diagnostics,
+           bool per_run);
+  ~Exporter();
+  void event(const Source& source, const Event& event);
+  // Writes the files gathered over the whole input (scalar.csv, histograms, graph, lineage).
+  void finish();
+
+ private:
+  struct RunFiles;
+  RunFiles& run_files(const std::string& run);
+  std::filesystem::path dir_;
+  const Selection& selection_;
+  Diagnostics& diagnostics_;
+  std::map<std::string, std::unique_ptr<RunFiles>> runs_;
+  bool per_run_ = false;
+};
+
+// --plot, --plot-histograms, --plot-tensors: the selected values gathered, drawn at the end.
+struct PlotRequest {
+  std::filesystem::path scalars, histograms, tensors;  // empty: not drawn
+  bool overlay = false;                                // every tag in one panel
+  HistogramStyle histogram_style = HistogramStyle::Ridgeline;
+  PlotOptions options;
+};
+
+class Plotter {
+ public:
+  Plotter(PlotRequest request, const Selection& selection, Diagnostics& diagnostics);
+  void event(const Source& source, const Event& event);
+  void finish();
+
+ private:
+  PlotRequest request_;
+  const Selection& selection_;
+  Diagnostics& diagnostics_;
+  std::vector<std::string> tag_order_;  // first-seen order of tags
+  std::map<std::string, std::map<std::string, std::vector<PlotPoint>>> scalars_;  // tag, run
+  std::map<std::string, HistogramSeries> histograms_;
+  std::map<std::string, Heatmap> tensors_;  // the last step of each rank-2 tensor tag
+  std::vector<std::string> runs_;
+};
+
+}  // namespace msdt::summary

@@ -1,0 +1,1117 @@
+// summary-cat's pictures (plot.h), drawn with cairo on a white RGB surface and written as PNG.
+//
+// Every picture is a grid of equal panels. A panel has its title at the top, then (line charts)
+// the legend, then the plot area with light grid lines at the ticks, tick labels left and below,
+// and (heat views) a colour bar on the right. Ticks are 1, 2 or 5 × 10^k apart, widened until the
+// labels do not touch; labels are compact ("0.25", "12k", "1e-05"). Text goes through cairo's toy
+// API ("sans-serif", whatever fontconfig maps it to), so the same input gives the same bytes on
+// the same machine.
+#include "summary/plot.h"
+
+#include <cairo.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <utility>
+
+#include "io/report.h"
+#include "io/text.h"
+
+namespace msdt::summary {
+namespace {
+
+// Refusing larger pictures keeps a typo in --columns or the panel size from asking for gigabytes.
+constexpr int64_t kMaxPixels = 100'000'000;
+constexpr int kMaxSide = 32767;  // cairo's largest image surface side
+constexpr int kMinPanelWidth = 160, kMinPanelHeight = 120;
+
+constexpr double kPad = 10;  // around the panel's content
+constexpr double kTitleSize = 13, kTextSize = 11;
+constexpr double kTitleBand = 24;      // the title's height
+constexpr double kLegendRow = 18;      // one line of legend entries
+constexpr int kMaxLegendRows = 3;      // then "+N more"
+constexpr double kTickGap = 6;         // between a tick label and the plot area
+constexpr double kBottomBand = 44;     // x tick labels and the x axis label
+constexpr double kBarWidth = 14;       // the colour bar
+constexpr size_t kMaxRidgelines = 50;  // curves in a ridgeline panel; more steps are sampled
+constexpr int kHeatRows = 100;         // value bins of the histogram heat view
+
+struct Rgb {
+  double r = 0, g = 0, b = 0;
+};
+
+constexpr Rgb hex(uint32_t v) {
+  return {((v >> 16) & 0xff) / 255.0, ((v >> 8) & 0xff) / 255.0, (v & 0xff) / 255.0};
+}
+constexpr Rgb grey(double level) { return {level, level, level}; }
+
+// matplotlib's "tab10": ten colours told apart by most readers, colour-blind ones included.
+constexpr std::array kSeriesColours{hex(0x1f77b4), hex(0xff7f0e), hex(0x2ca02c), hex(0xd62728),
+                                    hex(0x9467bd), hex(0x8c564b), hex(0xe377c2), hex(0x7f7f7f),
+                                    hex(0xbcbd22), hex(0x17becf)};
+// viridis at 0, 1/8, …, 1: perceptually uniform, still ordered in grey print; linear
+// interpolation between these anchors stays within a few levels of the full table.
+constexpr std::array kViridis{hex(0x440154), hex(0x472d7b), hex(0x3b528b),
+                              hex(0x2c728e), hex(0x21918c), hex(0x28ae80),
+                              hex(0x5ec962), hex(0xaddc30), hex(0xfde725)};
+constexpr Rgb kBackground = grey(1), kGrid = grey(0.9), kFrame = grey(0.6), kText = grey(0.15),
+              kTickText = grey(0.3), kMissing = grey(0.75);
+
+Rgb viridis(double t) {
+  t = std::isnan(t) ? 0 : std::clamp(t, 0.0, 1.0);
+  double pos = t * (kViridis.size() - 1);
+  size_t i = std::min(static_cast<size_t>(pos), kViridis.size() - 2);
+  double f = pos - i;
+  const Rgb &a = kViridis[i], &b = kViridis[i + 1];
+  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+}
+
+void set_colour(cairo_t* cr, Rgb c, double alpha = 1) {
+  cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
+}
+
+struct Rect {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  double width() const { return x1 - x0; }
+  double height() const { return y1 - y0; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Numbers on axes
+
+// The smallest 1, 2 or 5 × 10^k not below `raw` (> 0).
+double nice_step(double raw) {
+  double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * power >= raw * (1 - 1e-9)) return m * power;
+  }
+  return 10 * power;
+}
+
+// The nice step after `step`: 1 → 2 → 5 → 10.
+double next_nice_step(double step) { return nice_step(step * 1.5); }
+
+std::string strip_zeros(std::string text) {
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text == "-0" ? "0" : text;
+}
+
+}  // namespace
+
+std::string tick_label(double value, double step, double magnitude) {
+  if (!std::isfinite(value)) return fmt::format("{}", value);
+  step = std::abs(step);
+  if (!(step > 0) || !std::isfinite(step)) step = std::abs(value);
+  if (value == 0 || std::abs(value) < step * 1e-9) return "0";  // float noise at the origin
+  if (magnitude >= 1e15 || magnitude < 1e-3) {
+    // As many mantissa digits as the step needs: "1e-05", "2.5e-05".
+    int decimals =
+        static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step)));
+    std::string text = fmt::format("{:.{}e}", value, std::clamp(decimals, 0, 14));
+    size_t e = text.find('e');
+    return strip_zeros(text.substr(0, e)) + text.substr(e);
+  }
+  static constexpr std::array<std::pair<double, const char*>, 4> kSuffixes{
+      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+  double scale = 1;
+  const char* suffix = "";
+  for (auto [power, name] : kSuffixes) {
+    if (magnitude >= std::max(power, 1e4)) {  // 1000 to 9999 stay plain
+      scale = power;
+      suffix = name;
+      break;
+    }
+  }
+  int decimals = static_cast<int>(std::ceil(-std::log10(step / scale) - 1e-9));
+  return strip_zeros(fmt::format("{:.{}f}", value / scale, std::clamp(decimals, 0, 15))) + suffix;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+void use_font(cairo_t* cr, double size, bool bold = false) {
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+// Tags are bytes: cairo needs valid UTF-8 (anything else puts the context in an error state), and
+// control characters would draw as boxes, so labels are spelled as messages spell paths.
+std::string printable(std::string_view text) { return printable_path(text); }
+
+double text_width(cairo_t* cr, const std::string& text) {
+  cairo_text_extents_t extents;
+  cairo_text_extents(cr, text.c_str(), &extents);
+  return extents.x_advance;
+}
+
+enum class Align : uint8_t { Left, Centre, Right };
+
+// Draws `text` with its vertical middle at y.
+void draw_text(cairo_t* cr, const std::string& text, double x, double y, Align align) {
+  cairo_font_extents_t font;
+  cairo_font_extents(cr, &font);
+  double width = text_width(cr, text);
+  double left = align == Align::Left ? x : align == Align::Centre ? x - width / 2 : x - width;
+  cairo_move_to(cr, left, y + (font.ascent - font.descent) / 2);
+  cairo_show_text(cr, text.c_str());
+}
+
+// `text` cut at a character boundary and ended with "…" when it is wider than `max_width`.
+std::string fit_text(cairo_t* cr, std::string text, double max_width) {
+  if (text_width(cr, text) <= max_width) return text;
+  while (!text.empty()) {
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xc0) == 0x80) {
+      text.pop_back();
+    }
+    if (!text.empty()) text.pop_back();
+    if (text_width(cr, text + "…") <= max_width) break;
+  }
+  return text + "…";
+}
+
+// The panel's title, bold and centred in the band at its top.
+void draw_title(cairo_t* cr, std::string_view title, double panel_width) {
+  use_font(cr, kTitleSize, true);
+  set_colour(cr, kText);
+  draw_text(cr, fit_text(cr, printable(title), panel_width - 2 * kPad), panel_width / 2,
+            kPad + kTitleSize / 2, Align::Centre);
+}
+
+// A line of text in the middle of an area that has nothing to draw.
+void draw_note(cairo_t* cr, const Rect& area, const std::string& note) {
+  use_font(cr, kTextSize);
+  set_colour(cr, kTickText);
+  draw_text(cr, note, (area.x0 + area.x1) / 2, (area.y0 + area.y1) / 2, Align::Centre);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Axes
+
+// Value → pixel along one axis; on a log axis lo and hi are log10 of the values.
+struct Scale {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double from = 0, to = 1;  // the pixels of lo and hi
+
+  double operator()(double value) const {
+    double t = log ? std::log10(value) : value;
+    // Halves, so that a range as wide as ±DBL_MAX does not overflow.
+    double f = (t * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5);
+    return from + f * (to - from);
+  }
+};
+
+// [lo, hi] made wider than a point (a constant series) and, for data axes, padded by `margin` of
+// its width so that extremes do not sit on the frame.
+std::pair<double, double> widen(double lo, double hi, double margin) {
+  if (!(hi > lo)) {
+    double half = lo == 0 ? 0.5 : std::abs(lo) * 0.1;
+    return {lo - half, hi + half};
+  }
+  double pad = (hi * 0.5 - lo * 0.5) * 2 * margin;
+  if (std::isfinite(lo - pad) && std::isfinite(hi + pad)) return {lo - pad, hi + pad};
+  return {lo, hi};
+}
+
+struct Ticks {
+  std::vector<double> at;  // values (not log10 on a log axis)
+  std::vector<std::string> labels;
+};
+
+using LabelFn = std::function<std::string(double value, double step, double magnitude)>;
+
+// The multiples of `step` in [lo, hi]; none when there would be more than 200.
+std::vector<double> multiples_between(double lo, double hi, double step) {
+  double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+  std::vector<double> at;
+  if (!std::isfinite(first) || !std::isfinite(last) || !(last - first <= 200)) return at;
+  // Counted with an int: past 2^53, ++ on a double multiple would not move.
+  for (int i = 0; i <= static_cast<int>(last - first); ++i) {
+    double v = (first + i) * step;
+    at.push_back(v == 0 ? 0 : v);  // not -0
+  }
+  return at;
+}
+
+// Whether the labels of ticks `spacing` pixels apart leave room between them.
+bool labels_fit(cairo_t* cr, const Ticks& ticks, double spacing, bool horizontal) {
+  if (ticks.at.size() < 2) return true;
+  if (!horizontal) return spacing >= kTextSize + 8;
+  double widest = 0;
+  for (const auto& label : ticks.labels) widest = std::max(widest, text_width(cr, label));
+  return spacing >= widest + 12;
+}
+
+// Ticks at multiples of a 1/2/5 × 10^k step over [lo, hi] (`length` pixels long), the step
+// widened until the labels fit; integer axes (steps, indices) never go below 1.
+Ticks linear_ticks(cairo_t* cr, double lo, double hi, double length, bool horizontal, bool integer,
+                   const LabelFn& label = tick_label) {
+  Ticks best;
+  if (!(hi > lo)) {
+    best.at = {lo};
+    best.labels = {label(lo, lo == 0 ? 1 : std::abs(lo), std::abs(lo))};
+    return best;
+  }
+  double span = (hi * 0.5 - lo * 0.5) * 2;
+  double step = nice_step(span * (horizontal ? 60 : 30) / std::max(length, 1.0));
+  if (integer) step = std::max(step, 1.0);
+  for (int attempt = 0; attempt < 30 && std::isfinite(step); ++attempt) {
+    Ticks ticks;
+    ticks.at = multiples_between(lo, hi, step);
+    if (ticks.at.empty()) break;
+    double magnitude = 0;
+    for (double v : ticks.at) magnitude = std::max(magnitude, std::abs(v));
+    for (double v : ticks.at) ticks.labels.push_back(label(v, step, magnitude));
+    best = std::move(ticks);
+    if (labels_fit(cr, best, step / span * length, horizontal)) break;
+    step = next_nice_step(step);
+  }
+  return best;
+}
+
+// Ticks of a log axis over [10^lo_e, 10^hi_e]: powers of ten (every 10^e-th when there are many
+// decades), else 1, 2, 5 × 10^k, else a linear step when the range is within one decade.
+Ticks log_ticks(cairo_t* cr, double lo_e, double hi_e, double length, bool horizontal) {
+  // Doubles span 10^-324 to 10^308; the axis may reach a little past them after padding.
+  lo_e = std::max(lo_e, -330.0);
+  hi_e = std::min(hi_e, 310.0);
+  double lo = std::pow(10.0, lo_e), hi = std::pow(10.0, hi_e);
+  auto spacing_of = [&](double ratio) { return std::log10(ratio) / (hi_e - lo_e) * length; };
+  auto labelled = [](std::vector<double> at) {
+    Ticks ticks;
+    for (double v : at) {
+      double unit = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+      ticks.labels.push_back(tick_label(v, unit, v));
+    }
+    ticks.at = std::move(at);
+    return ticks;
+  };
+  for (double every = 1; every < 400; every = next_nice_step(every)) {
+    Ticks ticks;
+    std::vector<double> at;
+    for (double e : multiples_between(lo_e, hi_e, every)) {
+      double v = std::pow(10.0, e);
+      if (v > 0 && std::isfinite(v)) at.push_back(v);
+    }
+    if (at.size() < 2) break;
+    ticks = labelled(std::move(at));
+    if (labels_fit(cr, ticks, spacing_of(std::pow(10.0, every)), horizontal)) return ticks;
+  }
+  std::vector<double> at;
+  for (double e = std::floor(lo_e); e <= std::ceil(hi_e) && at.size() <= 200; ++e) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      double v = m * std::pow(10.0, e);
+      if (v > 0 && std::isfinite(v) && v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) {
+        at.push_back(v);
+      }
+    }
+  }
+  if (at.size() >= 2) {
+    Ticks ticks = labelled(at);
+    if (labels_fit(cr, ticks, spacing_of(2.5), horizontal)) return ticks;  // 2 → 5: the closest
+  }
+  Ticks linear = linear_ticks(cr, lo, hi, length, horizontal, false);
+  Ticks positive;
+  for (size_t i = 0; i < linear.at.size(); ++i) {
+    if (!(linear.at[i] > 0)) continue;
+    positive.at.push_back(linear.at[i]);
+    positive.labels.push_back(linear.labels[i]);
+  }
+  return positive;
+}
+
+double widest_label(cairo_t* cr, const Ticks& ticks) {
+  double widest = 0;
+  for (const auto& label : ticks.labels) widest = std::max(widest, text_width(cr, label));
+  return widest;
+}
+
+// Grid lines at the ticks, drawn before the data.
+void draw_grid(cairo_t* cr, const Rect& area, const Ticks* x_ticks, const Scale& x,
+               const Ticks* y_ticks, const Scale& y) {
+  set_colour(cr, kGrid);
+  cairo_set_line_width(cr, 1);
+  if (x_ticks) {
+    for (double v : x_ticks->at) {
+      double px = std::round(x(v)) + 0.5;
+      cairo_move_to(cr, px, area.y0);
+      cairo_line_to(cr, px, area.y1);
+    }
+  }
+  if (y_ticks) {
+    for (double v : y_ticks->at) {
+      double py = std::round(y(v)) + 0.5;
+      cairo_move_to(cr, area.x0, py);
+      cairo_line_to(cr, area.x1, py);
+    }
+  }
+  cairo_stroke(cr);
+}
+
+// The frame, tick marks and labels, and the axis labels, drawn after the data.
+void draw_axes(cairo_t* cr, const Rect& area, const Ticks& x_ticks, const Scale& x,
+               const Ticks& y_ticks, const Scale& y, const std::string& x_label,
+               const std::string& y_label) {
+  set_colour(cr, kFrame);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, std::round(area.x0) + 0.5, std::round(area.y0) + 0.5,
+                  std::round(area.x1) - std::round(area.x0) - 1,
+                  std::round(area.y1) - std::round(area.y0) - 1);
+  for (double v : x_ticks.at) {
+    double px = std::round(x(v)) + 0.5;
+    cairo_move_to(cr, px, area.y1);
+    cairo_line_to(cr, px, area.y1 + 4);
+  }
+  for (double v : y_ticks.at) {
+    double py = std::round(y(v)) + 0.5;
+    cairo_move_to(cr, area.x0 - 4, py);
+    cairo_line_to(cr, area.x0, py);
+  }
+  cairo_stroke(cr);
+
+  use_font(cr, kTextSize);
+  set_colour(cr, kTickText);
+  for (size_t i = 0; i < x_ticks.at.size(); ++i) {
+    draw_text(cr, x_ticks.labels[i], x(x_ticks.at[i]), area.y1 + kTickGap + kTextSize / 2 + 2,
+              Align::Centre);
+  }
+  for (size_t i = 0; i < y_ticks.at.size(); ++i) {
+    draw_text(cr, y_ticks.labels[i], area.x0 - kTickGap, y(y_ticks.at[i]), Align::Right);
+  }
+  set_colour(cr, kText);
+  if (!x_label.empty()) {
+    draw_text(cr, fit_text(cr, printable(x_label), area.width()), (area.x0 + area.x1) / 2,
+              area.y1 + kTickGap + kTextSize * 2 + 8, Align::Centre);
+  }
+  if (!y_label.empty()) {
+    cairo_save(cr);
+    cairo_translate(cr, kPad + kTextSize / 2, (area.y0 + area.y1) / 2);
+    cairo_rotate(cr, -std::numbers::pi / 2);
+    draw_text(cr, fit_text(cr, printable(y_label), area.height()), 0, 0, Align::Centre);
+    cairo_restore(cr);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The picture
+
+struct SurfaceDeleter {
+  void operator()(cairo_surface_t* surface) const { cairo_surface_destroy(surface); }
+};
+struct ContextDeleter {
+  void operator()(cairo_t* cr) const { cairo_destroy(cr); }
+};
+using SurfacePtr = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
+using ContextPtr = std::unique_ptr<cairo_t, ContextDeleter>;
+
+Error cairo_error(cairo_status_t status) {
+  return Error(fmt::format("cairo: {}", cairo_status_to_string(status)));
+}
+
+// Where the panels go: `columns` panels per row, each panel_width × panel_height pixels.
+struct Grid {
+  int columns = 1, width = 0, height = 0;
+  double panel_width = 0, panel_height = 0;
+};
+
+// The grid for `panels` panels, or why there is none: no panels, a panel too small to hold its
+// axes, or a picture over the size limit.
+Expected<Grid> grid_for(size_t panels, const PlotOptions& options) {
+  if (panels == 0) return Error("nothing to plot: no panels");
+  if (options.panel_width < kMinPanelWidth || options.panel_height < kMinPanelHeight ||
+      options.panel_width > kMaxSide || options.panel_height > kMaxSide) {
+    return Error(fmt::format("panel size {}x{} is out of range ({}x{} to {}x{} pixels)",
+                             options.panel_width, options.panel_height, kMinPanelWidth,
+                             kMinPanelHeight, kMaxSide, kMaxSide));
+  }
+  if (options.columns < 0) {
+    return Error(fmt::format("columns must be 0 or more, got {}", options.columns));
+  }
+  uint64_t columns = std::min<uint64_t>(options.columns > 0 ? options.columns : 2, panels);
+  uint64_t rows = (panels + columns - 1) / columns;
+  uint64_t width = columns * options.panel_width, height = rows * options.panel_height;
+  if (width > kMaxSide || height > kMaxSide || width * height > kMaxPixels) {
+    return Error(fmt::format(
+        "{} panels in {} columns would make a {}x{} image, over the limit of {} megapixels "
+        "and {} pixels a side",
+        panels, columns, width, height, kMaxPixels / 1'000'000, kMaxSide));
+  }
+  return Grid{static_cast<int>(columns), static_cast<int>(width), static_cast<int>(height),
+              static_cast<double>(options.panel_width), static_cast<double>(options.panel_height)};
+}
+
+// The white surface holding the grid of panels.
+class Canvas {
+ public:
+  static Expected<Canvas> create(const Grid& grid) {
+    SurfacePtr surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, grid.width, grid.height));
+    if (auto status = cairo_surface_status(surface.get())) return cairo_error(status);
+    ContextPtr cr(cairo_create(surface.get()));
+    if (auto status = cairo_status(cr.get())) return cairo_error(status);
+    set_colour(cr.get(), kBackground);
+    cairo_paint(cr.get());
+    cairo_set_antialias(cr.get(), CAIRO_ANTIALIAS_GRAY);
+    cairo_set_line_join(cr.get(), CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(cr.get(), CAIRO_LINE_CAP_ROUND);
+    return Canvas(std::move(surface), std::move(cr), grid);
+  }
+
+  double panel_width() const { return grid_.panel_width; }
+  double panel_height() const { return grid_.panel_height; }
+
+  // Draws panel `index` with `draw`, in coordinates whose origin is the panel's top left corner
+  // and clipped to the panel.
+  void panel(size_t index, const std::function<void(cairo_t*)>& draw) {
+    cairo_t* cr = cr_.get();
+    cairo_save(cr);
+    size_t columns = static_cast<size_t>(grid_.columns);
+    cairo_translate(cr, static_cast<double>(index % columns) * grid_.panel_width,
+                    static_cast<double>(index / columns) * grid_.panel_height);
+    cairo_rectangle(cr, 0, 0, grid_.panel_width, grid_.panel_height);
+    cairo_clip(cr);
+    draw(cr);
+    cairo_restore(cr);
+  }
+
+  Expected<std::string> png() {
+    if (auto status = cairo_status(cr_.get())) return cairo_error(status);
+    cairo_surface_flush(surface_.get());
+    std::string out;
+    auto status = cairo_surface_write_to_png_stream(
+        surface_.get(),
+        [](void* closure, const unsigned char* data, unsigned int length) {
+          static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+          return CAIRO_STATUS_SUCCESS;
+        },
+        &out);
+    if (status != CAIRO_STATUS_SUCCESS) return cairo_error(status);
+    return out;
+  }
+
+ private:
+  Canvas(SurfacePtr surface, ContextPtr cr, const Grid& grid)
+      : surface_(std::move(surface)), cr_(std::move(cr)), grid_(grid) {}
+
+  SurfacePtr surface_;
+  ContextPtr cr_;
+  Grid grid_;
+};
+
+// A grid of values (row 0 at the top) painted over `area` as sharp cells: NaN grey, the rest
+// through viridis between lo and hi (±Inf at the ends).
+void paint_cells(cairo_t* cr, const Rect& area, size_t rows, size_t cols,
+                 const std::vector<double>& values, double lo, double hi) {
+  SurfacePtr image(cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(cols),
+                                              static_cast<int>(rows)));
+  if (cairo_surface_status(image.get()) != CAIRO_STATUS_SUCCESS) return;
+  cairo_surface_flush(image.get());
+  unsigned char* data = cairo_image_surface_get_data(image.get());
+  int stride = cairo_image_surface_get_stride(image.get());
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      double v = values[r * cols + c];
+      Rgb colour = std::isnan(v) ? kMissing : viridis(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+      auto level = [](double x) { return static_cast<uint32_t>(std::lround(x * 255)); };
+      uint32_t pixel = level(colour.r) << 16 | level(colour.g) << 8 | level(colour.b);
+      std::memcpy(data + r * stride + c * 4, &pixel, 4);
+    }
+  }
+  cairo_surface_mark_dirty(image.get());
+  cairo_save(cr);
+  cairo_translate(cr, area.x0, area.y0);
+  cairo_scale(cr, area.width() / cols, area.height() / rows);
+  cairo_set_source_surface(cr, image.get(), 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
+  cairo_rectangle(cr, 0, 0, static_cast<double>(cols), static_cast<double>(rows));
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
+// The width a colour bar and its labels take right of the plot area.
+double colour_bar_band(cairo_t* cr, const std::string& low, const std::string& high) {
+  use_font(cr, kTextSize);
+  return 12 + kBarWidth + kTickGap + std::max(text_width(cr, low), text_width(cr, high)) + kPad;
+}
+
+// A vertical colour bar right of `area`: viridis from low (bottom) to high (top), both labelled.
+void draw_colour_bar(cairo_t* cr, const Rect& area, const std::string& low,
+                     const std::string& high) {
+  Rect bar{area.x1 + 12, area.y0, area.x1 + 12 + kBarWidth, area.y1};
+  cairo_pattern_t* gradient = cairo_pattern_create_linear(0, bar.y1, 0, bar.y0);
+  for (size_t i = 0; i < kViridis.size(); ++i) {
+    const Rgb& c = kViridis[i];
+    cairo_pattern_add_color_stop_rgb(gradient, static_cast<double>(i) / (kViridis.size() - 1), c.r,
+                                     c.g, c.b);
+  }
+  cairo_set_source(cr, gradient);
+  cairo_rectangle(cr, bar.x0, bar.y0, bar.width(), bar.height());
+  cairo_fill(cr);
+  cairo_pattern_destroy(gradient);
+  set_colour(cr, kFrame);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, bar.x0 + 0.5, bar.y0 + 0.5, bar.width() - 1, bar.height() - 1);
+  cairo_stroke(cr);
+  use_font(cr, kTextSize);
+  set_colour(cr, kTickText);
+  draw_text(cr, high, bar.x1 + kTickGap, bar.y0 + kTextSize / 2, Align::Left);
+  draw_text(cr, low, bar.x1 + kTickGap, bar.y1 - kTextSize / 2, Align::Left);
+}
+
+// The pixel rows a panel's plot area spans below the title band and `extra_top` pixels more.
+Rect plot_rows(double panel_height, double extra_top) {
+  double top = kPad + kTitleBand + extra_top;
+  double bottom = std::max(top + 20, panel_height - kBottomBand);
+  return {0, std::round(top), 0, std::round(bottom)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line charts
+
+bool drawable(const PlotPoint& p, bool log_y) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && (!log_y || p.y > 0);
+}
+
+// The colour and dash of series `index`: the palette, dashed on its second round and after.
+void use_series_style(cairo_t* cr, size_t index, double alpha) {
+  set_colour(cr, kSeriesColours[index % kSeriesColours.size()], alpha);
+  if (index >= kSeriesColours.size()) {
+    const double dash[] = {6, 3};
+    cairo_set_dash(cr, dash, 2, 0);
+  } else {
+    cairo_set_dash(cr, nullptr, 0, 0);
+  }
+}
+
+// One series as polylines broken at undrawable points; a point alone between breaks is a dot.
+void stroke_series(cairo_t* cr, std::span<const PlotPoint> points, const Scale& x, const Scale& y,
+                   bool log_y) {
+  size_t run = 0;
+  PlotPoint last;
+  auto end_run = [&] {
+    if (run == 1) {
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, x(last.x), y(last.y), 1.5, 0, 2 * std::numbers::pi);
+    }
+    run = 0;
+  };
+  for (const auto& p : points) {
+    if (!drawable(p, log_y)) {
+      end_run();
+      continue;
+    }
+    if (run == 0) {
+      cairo_move_to(cr, x(p.x), y(p.y));
+    } else {
+      cairo_line_to(cr, x(p.x), y(p.y));
+    }
+    last = p;
+    ++run;
+  }
+  end_run();
+  cairo_stroke(cr);
+}
+
+struct LegendItem {
+  size_t series;  // index, or SIZE_MAX for the "+N more" note
+  std::string text;
+  double x, y;
+};
+
+constexpr double kSwatch = 18;  // the sample line before a legend label
+
+// Legend entries flowing in rows of `width` pixels from (x0, top); at most kMaxLegendRows rows,
+// the last ending with "+N more" when the series do not all fit.
+std::vector<LegendItem> layout_legend(cairo_t* cr, const PlotPanel& panel, double x0, double width,
+                                      double top) {
+  use_font(cr, kTextSize);
+  std::vector<LegendItem> items;
+  double x = x0;
+  int row = 0;
+  for (size_t i = 0; i < panel.series.size(); ++i) {
+    std::string text = fit_text(cr, printable(panel.series[i].label), width * 0.45);
+    double w = kSwatch + 4 + text_width(cr, text);
+    if (x > x0 && x + w > x0 + width) {
+      x = x0;
+      ++row;
+    }
+    if (row == kMaxLegendRows) {
+      // The note goes at the end of the last row, in place of entries if need be.
+      double last_row = top + (kMaxLegendRows - 1) * kLegendRow;
+      size_t hidden = panel.series.size() - i;
+      while (true) {
+        std::string more = fmt::format("+{} more", hidden);
+        bool on_row = !items.empty() && items.back().y == last_row;
+        double right =
+            on_row ? items.back().x + kSwatch + 4 + text_width(cr, items.back().text) + 14 : x0;
+        if (!on_row || right + text_width(cr, more) <= x0 + width) {
+          items.push_back({SIZE_MAX, more, right, last_row});
+          return items;
+        }
+        items.pop_back();
+        ++hidden;
+      }
+    }
+    items.push_back({i, text, x, top + row * kLegendRow});
+    x += w + 14;
+  }
+  return items;
+}
+
+void draw_legend(cairo_t* cr, const std::vector<LegendItem>& items) {
+  use_font(cr, kTextSize);
+  cairo_set_line_width(cr, 2);
+  for (const auto& item : items) {
+    double mid = item.y + kLegendRow / 2;
+    double text_x = item.x;
+    if (item.series != SIZE_MAX) {
+      use_series_style(cr, item.series, 1);
+      cairo_move_to(cr, item.x + 1, mid);
+      cairo_line_to(cr, item.x + kSwatch - 1, mid);
+      cairo_stroke(cr);
+      text_x += kSwatch + 4;
+    }
+    cairo_set_dash(cr, nullptr, 0, 0);
+    set_colour(cr, kText);
+    draw_text(cr, item.text, text_x, mid, Align::Left);
+  }
+}
+
+double legend_height(const std::vector<LegendItem>& items) {
+  return items.empty() ? 0 : (items.back().y - items.front().y) + kLegendRow + 4;
+}
+
+void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& options,
+                     double panel_width, double panel_height) {
+  draw_title(cr, panel.title, panel_width);
+  const bool log_y = options.log_y;
+  const bool smooth = options.smooth > 0;
+  std::vector<std::vector<PlotPoint>> smoothed;
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
+  auto extend = [&](std::span<const PlotPoint> points) {
+    for (const auto& p : points) {
+      if (!drawable(p, log_y)) continue;
+      x_lo = std::min(x_lo, p.x);
+      x_hi = std::max(x_hi, p.x);
+      y_lo = std::min(y_lo, p.y);
+      y_hi = std::max(y_hi, p.y);
+    }
+  };
+  for (const auto& series : panel.series) {
+    extend(series.points);
+    if (smooth) {
+      smoothed.push_back(smooth_points(series.points, options.smooth));
+      extend(smoothed.back());
+    }
+  }
+
+  bool show_legend =
+      panel.series.size() > 1 || (panel.series.size() == 1 && !panel.series[0].label.empty() &&
+                                  panel.series[0].label != panel.title);
+  std::vector<LegendItem> legend;
+  if (show_legend) {
+    legend = layout_legend(cr, panel, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+  }
+  Rect area = plot_rows(panel_height, legend_height(legend));
+  if (!(x_lo <= x_hi)) {
+    area.x0 = kPad;
+    area.x1 = panel_width - kPad;
+    draw_note(cr, area, log_y ? "no positive finite values" : "no finite values");
+    draw_legend(cr, legend);
+    return;
+  }
+
+  Scale y{.log = log_y, .from = area.y1, .to = area.y0};
+  Ticks y_ticks;
+  use_font(cr, kTextSize);
+  if (log_y) {
+    auto [lo, hi] = widen(std::log10(y_lo), std::log10(y_hi), 0.05);
+    y.lo = lo;
+    y.hi = hi;
+    y_ticks = log_ticks(cr, lo, hi, area.height(), false);
+  } else {
+    std::tie(y.lo, y.hi) = widen(y_lo, y_hi, 0.05);
+    y_ticks = linear_ticks(cr, y.lo, y.hi, area.height(), false, false);
+  }
+  area.x0 = std::round(kPad + widest_label(cr, y_ticks) + kTickGap);
+  area.x1 = std::round(panel_width - kPad - 6);
+  auto [xl, xh] = x_lo < x_hi ? std::pair{x_lo, x_hi} : std::pair{x_lo - 1, x_hi + 1};
+  Scale x{.lo = xl, .hi = xh, .from = area.x0, .to = area.x1};
+  Ticks x_ticks = linear_ticks(cr, xl, xh, area.width(), true, true);
+
+  draw_grid(cr, area, &x_ticks, x, &y_ticks, y);
+  cairo_save(cr);
+  cairo_rectangle(cr, area.x0, area.y0, area.width(), area.height());
+  cairo_clip(cr);
+  cairo_set_line_width(cr, 1.5);
+  for (size_t i = 0; i < panel.series.size(); ++i) {
+    use_series_style(cr, i, smooth ? 0.25 : 1);
+    stroke_series(cr, panel.series[i].points, x, y, log_y);
+  }
+  if (smooth) {
+    cairo_set_line_width(cr, 2);
+    for (size_t i = 0; i < panel.series.size(); ++i) {
+      use_series_style(cr, i, 1);
+      stroke_series(cr, smoothed[i], x, y, log_y);
+    }
+  }
+  cairo_restore(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
+  draw_axes(cr, area, x_ticks, x, y_ticks, y, options.x_label, "");
+  draw_legend(cr, legend);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Histograms
+
+// The buckets worth drawing: finite, non-negative counts, edges clipped to the histogram's min
+// and max when known (TensorFlow's outer buckets reach ±DBL_MAX).
+std::vector<Bucket> usable_buckets(const Histogram& histogram) {
+  std::vector<Bucket> out;
+  double min = histogram.min && std::isfinite(*histogram.min)
+                   ? *histogram.min
+                   : -std::numeric_limits<double>::infinity();
+  double max = histogram.max && std::isfinite(*histogram.max)
+                   ? *histogram.max
+                   : std::numeric_limits<double>::infinity();
+  for (const auto& b : histogram.buckets) {
+    double left = std::max(b.left, min), right = std::min(b.left + b.width, max);
+    if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(b.count) || b.count < 0 ||
+        right < left) {
+      continue;
+    }
+    out.push_back({left, right - left, b.count});
+  }
+  return out;
+}
+
+struct PreparedHistograms {
+  std::vector<int64_t> steps;
+  std::vector<std::vector<Bucket>> buckets;                       // per step
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;  // where counts are
+
+  bool empty() const { return !(lo <= hi); }
+};
+
+PreparedHistograms prepare(const HistogramSeries& series) {
+  PreparedHistograms out;
+  for (const auto& [step, histogram] : series.steps) {
+    out.steps.push_back(step);
+    out.buckets.push_back(usable_buckets(histogram));
+    for (const auto& b : out.buckets.back()) {
+      if (b.count <= 0) continue;
+      out.lo = std::min(out.lo, b.left);
+      out.hi = std::max(out.hi, b.left + b.width);
+    }
+  }
+  return out;
+}
+
+std::string step_label(double step) { return fmt::format("{}", static_cast<int64_t>(step)); }
+
+void draw_ridgeline_panel(cairo_t* cr, const PreparedHistograms& data, const PlotOptions& options,
+                          double panel_width, double panel_height) {
+  Rect area = plot_rows(panel_height, 0);
+  // Evenly spaced steps, the first and the last included.
+  size_t total = data.steps.size();
+  size_t shown = std::min(total, kMaxRidgelines);
+  std::vector<size_t> picks;
+  for (size_t j = 0; j < shown; ++j) {
+    picks.push_back(shown == 1 ? 0 : (j * (total - 1) + (shown - 1) / 2) / (shown - 1));
+  }
+  double peak_count = 0;
+  for (size_t k : picks) {
+    for (const auto& b : data.buckets[k]) peak_count = std::max(peak_count, b.count);
+  }
+  if (!(peak_count > 0)) peak_count = 1;
+
+  use_font(cr, kTextSize);
+  double widest = 0;
+  for (size_t k : picks) widest = std::max(widest, text_width(cr, step_label(data.steps[k])));
+  area.x0 = std::round(kPad + kTextSize + 8 + widest + kTickGap);
+  area.x1 = std::round(panel_width - kPad - 6);
+  auto [lo, hi] = widen(data.lo, data.hi, 0.02);
+  Scale x{.lo = lo, .hi = hi, .from = area.x0, .to = area.x1};
+  Ticks x_ticks = linear_ticks(cr, lo, hi, area.width(), true, false);
+
+  // Curve j rests on a baseline `spacing` above curve j-1's; the tallest bucket rises `peak`.
+  double peak = shown > 1 ? area.height() * 0.35 : area.height() * 0.9;
+  double spacing = shown > 1 ? (area.height() - peak - 4) / (shown - 1) : 0;
+  auto baseline = [&](size_t j) { return area.y1 - 2 - j * spacing; };
+  // Label every `every`-th curve, far enough apart to be read.
+  double every = 1;
+  while (every * spacing < kTextSize + 6 && every < shown) every = next_nice_step(every);
+  Ticks y_ticks;
+  for (size_t j = 0; j < shown; j += static_cast<size_t>(every)) {
+    y_ticks.at.push_back(static_cast<double>(j));
+    y_ticks.labels.push_back(step_label(data.steps[picks[j]]));
+  }
+  Scale y{.lo = 0, .hi = 1, .from = baseline(0), .to = baseline(1)};
+
+  draw_grid(cr, area, &x_ticks, x, nullptr, y);
+  cairo_save(cr);
+  cairo_rectangle(cr, area.x0, area.y0, area.width(), area.height());
+  cairo_clip(cr);
+  cairo_set_line_width(cr, 1);
+  for (size_t j = 0; j < shown; ++j) {
+    std::vector<std::pair<double, double>> curve;
+    for (const auto& b : data.buckets[picks[j]]) {
+      double centre = b.left + b.width / 2;
+      if (centre >= lo && centre <= hi) {
+        curve.emplace_back(x(centre), baseline(j) - b.count / peak_count * peak);
+      }
+    }
+    if (curve.empty()) continue;
+    Rgb colour = viridis(shown > 1 ? 0.05 + 0.85 * j / (shown - 1) : 0.5);
+    cairo_move_to(cr, curve.front().first, baseline(j));
+    for (auto [px, py] : curve) cairo_line_to(cr, px, py);
+    cairo_line_to(cr, curve.back().first, baseline(j));
+    cairo_close_path(cr);
+    set_colour(cr, colour, 0.45);
+    cairo_fill_preserve(cr);
+    set_colour(cr, {colour.r * 0.6, colour.g * 0.6, colour.b * 0.6});
+    cairo_stroke(cr);
+  }
+  cairo_restore(cr);
+  draw_axes(cr, area, x_ticks, x, y_ticks, y, "value", options.x_label);
+}
+
+void draw_heat_panel(cairo_t* cr, const PreparedHistograms& data, const PlotOptions& options,
+                     double panel_width, double panel_height) {
+  Rect area = plot_rows(panel_height, 0);
+  auto [lo, hi] = widen(data.lo, data.hi, 0);
+  use_font(cr, kTextSize);
+  Ticks y_ticks = linear_ticks(cr, lo, hi, area.height(), false, false);
+  area.x0 = std::round(kPad + kTextSize + 8 + widest_label(cr, y_ticks) + kTickGap);
+  // The colour bar's labels are known only once the counts are binned, and the binning needs the
+  // width: lay out for a wide label ("888.8k") and widen the band if the real one is wider still.
+  double band = colour_bar_band(cr, "0", "888.8k");
+  area.x1 = std::round(std::max(area.x0 + 20, panel_width - band));
+
+  // One column per step (neighbours averaged when there are more steps than pixels) and `rows`
+  // value bins, each bucket's count spread over the bins it overlaps as if uniform within it.
+  size_t total = data.steps.size();
+  auto rows = static_cast<size_t>(std::clamp<double>(area.height(), 1, kHeatRows));
+  size_t cols = std::min(total, static_cast<size_t>(area.width()));
+  Scale bins{.lo = lo, .hi = hi, .from = 0, .to = static_cast<double>(rows)};
+  auto bin_of = [&](double v) {
+    double f = bins(v);
+    if (!(f >= 0)) return size_t{0};
+    return f < static_cast<double>(rows) ? static_cast<size_t>(f) : rows - 1;
+  };
+  std::vector<double> density(rows * cols, 0);
+  std::vector<size_t> per_column(cols, 0);
+  std::vector<bool> has_data(cols, false);
+  for (size_t k = 0; k < total; ++k) {
+    size_t c = k * cols / total;
+    ++per_column[c];
+    for (const auto& b : data.buckets[k]) {
+      if (b.count <= 0) continue;
+      has_data[c] = true;
+      double right = b.left + b.width;
+      double from = bins(b.left), to = bins(right);
+      for (size_t r = bin_of(b.left), last = bin_of(right); r <= last; ++r) {
+        double share =
+            to > from ? std::max(0.0, std::min<double>(to, r + 1) - std::max<double>(from, r)) /
+                            (to - from)
+                      : 1;
+        density[(rows - 1 - r) * cols + c] += b.count * share;
+      }
+    }
+  }
+  double max_density = 0;
+  for (size_t i = 0; i < density.size(); ++i) {
+    size_t c = i % cols;
+    density[i] = has_data[c] ? density[i] / per_column[c] : std::nan("");
+    if (density[i] > max_density) max_density = density[i];
+  }
+
+  std::string low = "0", high = tick_label(max_density, max_density / 100, max_density);
+  area.x1 = std::round(
+      std::max(area.x0 + 20, panel_width - std::max(band, colour_bar_band(cr, low, high))));
+  Scale y{.lo = lo, .hi = hi, .from = area.y1, .to = area.y0};
+  Scale x{.lo = -0.5, .hi = cols - 0.5, .from = area.x0, .to = area.x1};
+  Ticks x_ticks =
+      linear_ticks(cr, 0, static_cast<double>(cols - 1), area.width(), true, true,
+                   [&](double c, double, double) {
+                     return step_label(data.steps[static_cast<size_t>(c) * total / cols]);
+                   });
+  paint_cells(cr, area, rows, cols, density, 0, max_density);
+  draw_axes(cr, area, x_ticks, x, y_ticks, y, options.x_label, "value");
+  draw_colour_bar(cr, area, low, high);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heatmaps
+
+// The matrix reduced to rows × cols cells (no more than it has), each the mean of the finite
+// values it covers (the first value when none is finite): a large tensor gets a pixel per cell.
+std::vector<double> reduce_cells(const Heatmap& map, size_t rows, size_t cols) {
+  if (rows == map.rows && cols == map.cols) return map.values;
+  std::vector<double> sums(rows * cols, 0), firsts(rows * cols, 0);
+  std::vector<uint64_t> counts(rows * cols, 0);
+  std::vector<bool> seen(rows * cols, false);
+  for (uint64_t r = 0; r < map.rows; ++r) {
+    size_t rr = r * rows / map.rows;
+    for (uint64_t c = 0; c < map.cols; ++c) {
+      size_t i = rr * cols + c * cols / map.cols;
+      double v = map.values[r * map.cols + c];
+      if (!seen[i]) firsts[i] = v;
+      seen[i] = true;
+      if (std::isfinite(v)) {
+        sums[i] += v;
+        ++counts[i];
+      }
+    }
+  }
+  for (size_t i = 0; i < sums.size(); ++i) {
+    sums[i] = counts[i] ? sums[i] / counts[i] : firsts[i];
+  }
+  return sums;
+}
+
+void draw_heatmap_panel(cairo_t* cr, const Heatmap& map, double lo, double hi, bool any_finite,
+                        double panel_width, double panel_height) {
+  draw_title(cr, map.title, panel_width);
+  Rect area = plot_rows(panel_height, 0);
+  use_font(cr, kTextSize);
+  std::string low = any_finite ? tick_label(lo, std::abs(lo) / 1000, std::abs(lo)) : "nan";
+  std::string high = any_finite ? tick_label(hi, std::abs(hi) / 1000, std::abs(hi)) : "nan";
+  double rows_max = static_cast<double>(map.rows) - 1;
+  Ticks y_ticks = linear_ticks(cr, 0, rows_max, area.height(), false, true);
+  area.x0 = std::round(kPad + kTextSize + 8 + widest_label(cr, y_ticks) + kTickGap);
+  area.x1 = std::round(std::max(area.x0 + 20, panel_width - colour_bar_band(cr, low, high)));
+  double cols_max = static_cast<double>(map.cols) - 1;
+  Ticks x_ticks = linear_ticks(cr, 0, cols_max, area.width(), true, true);
+  Scale x{.lo = -0.5, .hi = cols_max + 0.5, .from = area.x0, .to = area.x1};
+  Scale y{.lo = -0.5, .hi = rows_max + 0.5, .from = area.y0, .to = area.y1};
+
+  size_t rows = std::min<uint64_t>(map.rows, static_cast<uint64_t>(area.height()));
+  size_t cols = std::min<uint64_t>(map.cols, static_cast<uint64_t>(area.width()));
+  paint_cells(cr, area, rows, cols, reduce_cells(map, rows, cols), lo, hi);
+  draw_axes(cr, area, x_ticks, x, y_ticks, y, "column", "row");
+  draw_colour_bar(cr, area, low, high);
+}
+
+}  // namespace
+
+std::vector<PlotPoint> smooth_points(std::span<const PlotPoint> points, double weight) {
+  std::vector<PlotPoint> out(points.begin(), points.end());
+  if (!(weight > 0 && weight < 1)) return out;
+  // TensorBoard leaves a constant series alone, so rounding does not make it wobble.
+  bool constant = std::all_of(points.begin(), points.end(),
+                              [&](const PlotPoint& p) { return p.y == points.front().y; });
+  if (constant) return out;
+  double last = 0;
+  double accumulated = 0;
+  for (auto& p : out) {
+    if (!std::isfinite(p.y)) continue;  // kept as is: the line breaks there
+    last = last * weight + (1 - weight) * p.y;
+    ++accumulated;
+    p.y = last / (1 - std::pow(weight, accumulated));
+  }
+  return out;
+}
+
+Expected<std::string> plot_lines(std::span<const PlotPanel> panels, const PlotOptions& options) {
+  if (!(options.smooth >= 0 && options.smooth < 1)) {
+    return Error(fmt::format("smoothing weight must be in [0, 1), got {}", options.smooth));
+  }
+  bool any = false;
+  for (const auto& panel : panels) {
+    for (const auto& series : panel.series) {
+      any = any || std::any_of(series.points.begin(), series.points.end(),
+                               [&](const PlotPoint& p) { return drawable(p, options.log_y); });
+    }
+  }
+  MSDT_TRY(Grid grid, grid_for(panels.size(), options));
+  if (!any) {
+    return Error(options.log_y ? "nothing to plot: no positive finite values for a log scale"
+                               : "nothing to plot: no finite values");
+  }
+  MSDT_TRY(Canvas canvas, Canvas::create(grid));
+  for (size_t i = 0; i < panels.size(); ++i) {
+    canvas.panel(i, [&](cairo_t* cr) {
+      draw_line_panel(cr, panels[i], options, canvas.panel_width(), canvas.panel_height());
+    });
+  }
+  return canvas.png();
+}
+
+Expected<std::string> plot_histograms(std::span<const HistogramSeries> panels, HistogramStyle style,
+                                      const PlotOptions& options) {
+  std::vector<PreparedHistograms> prepared;
+  for (const auto& panel : panels) prepared.push_back(prepare(panel));
+  MSDT_TRY(Grid grid, grid_for(panels.size(), options));
+  if (std::all_of(prepared.begin(), prepared.end(), [](const auto& p) { return p.empty(); })) {
+    return Error("nothing to plot: no histogram has a bucket with a positive finite count");
+  }
+  MSDT_TRY(Canvas canvas, Canvas::create(grid));
+  for (size_t i = 0; i < panels.size(); ++i) {
+    canvas.panel(i, [&](cairo_t* cr) {
+      draw_title(cr, panels[i].title, canvas.panel_width());
+      if (prepared[i].empty()) {
+        Rect area = plot_rows(canvas.panel_height(), 0);
+        area.x0 = kPad;
+        area.x1 = canvas.panel_width() - kPad;
+        draw_note(cr, area, "no counts");
+      } else if (style == HistogramStyle::Ridgeline) {
+        draw_ridgeline_panel(cr, prepared[i], options, canvas.panel_width(), canvas.panel_height());
+      } else {
+        draw_heat_panel(cr, prepared[i], options, canvas.panel_width(), canvas.panel_height());
+      }
+    });
+  }
+  return canvas.png();
+}
+
+Expected<std::string> plot_heatmaps(std::span<const Heatmap> panels, const PlotOptions& options) {
+  std::vector<std::pair<double, double>> ranges;
+  bool any = false;
+  for (const auto& map : panels) {
+    if (map.rows == 0 || map.cols == 0) {
+      return Error(fmt::format("heatmap {} has no cells ({}x{})", quote_for_message(map.title),
+                               map.rows, map.cols));
+    }
+    if (map.rows > std::numeric_limits<uint64_t>::max() / map.cols ||
+        map.rows * map.cols != map.values.size()) {
+      return Error(fmt::format("heatmap {} has {} values for {}x{} cells",
+                               quote_for_message(map.title), map.values.size(), map.rows,
+                               map.cols));
+    }
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : map.values) {
+      if (!std::isfinite(v)) continue;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    any = any || lo <= hi;
+    ranges.emplace_back(lo, hi);
+  }
+  MSDT_TRY(Grid grid, grid_for(panels.size(), options));
+  if (!any) return Error("nothing to plot: no heatmap has a finite value");
+  MSDT_TRY(Canvas canvas, Canvas::create(grid));
+  for (size_t i = 0; i < panels.size(); ++i) {
+    canvas.panel(i, [&](cairo_t* cr) {
+      auto [lo, hi] = ranges[i];
+      draw_heatmap_panel(cr, panels[i], lo, hi, lo <= hi, canvas.panel_width(),
+                         canvas.panel_height());
+    });
+  }
+  return canvas.png();
+}
+
+}  // namespace msdt::summary

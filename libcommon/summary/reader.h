@@ -1,0 +1,58 @@
+// Reading one summary or tfevents file: records framed and checked (record.h), then decoded as
+// events (event.h), with every problem reported and the reading carried on where it can be
+// (spec summary.md §12.4). Resumable: a followed file is read again from where it stopped once
+// it has grown.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "io/error.h"
+#include "summary/event.h"
+#include "summary/files.h"
+#include "summary/record.h"
+
+namespace msdt::summary {
+
+struct ReadOptions {
+  RecordOptions record;
+  DecodeOptions decode;
+};
+
+struct ReadCallbacks {
+  std::function<void(const Event&)> event;
+  // A damaged record, skipped (the rest of the file is still read where the framing allows).
+  std::function<void(const Error&)> error;
+  // A partial record at the end: the file may still be growing.
+  std::function<void(const Error&)> truncated;
+};
+
+// The state of reading one file: where the next record starts, the dialect, TensorFlow's plugin
+// names per tag.
+class FileReader {
+ public:
+  explicit FileReader(FileKind kind) : kind_(kind) {}
+
+  // Reads the records of `file` (the whole file as it is now) from where the last call stopped.
+  // A partial record at the end stops the reading there (reported through `truncated` unless
+  // `quiet_tail`): the next call, on the grown file, starts again at that record.
+  void read(Bytes file, const ReadOptions& options, const ReadCallbacks& callbacks,
+            bool quiet_tail = false);
+
+  uint64_t offset() const { return offset_; }
+  // Bytes of an incomplete record left at the end after the last read.
+  uint64_t pending() const { return pending_; }
+  std::optional<Dialect> dialect() const {
+    return decoder_ ? std::optional(decoder_->dialect()) : std::nullopt;
+  }
+  uint64_t records() const { return records_; }
+
+ private:
+  FileKind kind_;
+  std::optional<EventDecoder> decoder_;
+  uint64_t offset_ = 0, pending_ = 0, records_ = 0;
+};
+
+}  // namespace msdt::summary

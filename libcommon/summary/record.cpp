@@ -1,0 +1,85 @@
+#include "summary/record.h"
+
+#include <endian.h>
+
+#include <cstring>
+
+#include "summary/crc32c.h"
+
+namespace msdt::summary {
+namespace {
+
+uint64_t load_u64(const std::byte* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return le64toh(v);
+}
+
+uint32_t load_u32(const std::byte* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return le32toh(v);
+}
+
+}  // namespace
+
+std::string_view record_problem_text(RecordProblem problem) {
+  switch (problem) {
+    case RecordProblem::None:
+      return "no problem";
+    case RecordProblem::Truncated:
+      return "truncated record";
+    case RecordProblem::BadLengthCrc:
+      return "length CRC mismatch";
+    case RecordProblem::BadDataCrc:
+      return "data CRC mismatch";
+    case RecordProblem::TooLarge:
+      return "record length too large";
+  }
+  return "unknown problem";
+}
+
+Record read_record(Bytes file, uint64_t offset, const RecordOptions& options) {
+  Record r;
+  r.offset = offset;
+  uint64_t left = file.size() - offset;
+  if (left < 12) {
+    r.problem = RecordProblem::Truncated;
+    return r;
+  }
+  const std::byte* p = file.data() + offset;
+  r.length = load_u64(p);
+  if (options.verify && masked_crc32c(Bytes(p, 8)) != load_u32(p + 8)) {
+    r.problem = RecordProblem::BadLengthCrc;
+    return r;
+  }
+  if (r.length > options.max_length) {
+    r.problem = RecordProblem::TooLarge;
+    return r;
+  }
+  if (left - 12 < r.length || left - 12 - r.length < 4) {
+    r.problem = RecordProblem::Truncated;
+    return r;
+  }
+  r.payload = Bytes(p + 12, r.length);
+  r.next = offset + kRecordOverhead + r.length;
+  if (options.verify && masked_crc32c(r.payload) != load_u32(p + 12 + r.length))
+    r.problem = RecordProblem::BadDataCrc;
+  return r;
+}
+
+uint64_t resync(Bytes file, uint64_t from, const RecordOptions& options) {
+  if (!options.verify) return file.size();
+  for (uint64_t at = from + 1; at + 12 <= file.size(); ++at) {
+    const std::byte* p = file.data() + at;
+    if (masked_crc32c(Bytes(p, 8)) != load_u32(p + 8)) continue;
+    uint64_t length = load_u64(p);
+    if (length > options.max_length) continue;
+    uint64_t left = file.size() - at - 12;
+    if (left < length || left - length < 4) return at;  // a truncated tail: let the reader say so
+    if (masked_crc32c(Bytes(p + 12, length)) == load_u32(p + 12 + length)) return at;
+  }
+  return file.size();
+}
+
+}  // namespace msdt::summary

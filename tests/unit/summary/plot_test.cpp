@@ -1,0 +1,624 @@
+// summary-cat's pictures (plot.h): the PNGs are decoded with libpng and the pixels checked where
+// the data says they must be: image sizes for grids of panels, lines at the right heights and
+// breaking at NaN, raw and smoothed lines, the histogram views, heatmap cells in the colormap's
+// colours; TensorBoard's smoothing against hand-worked values; errors instead of empty pictures.
+#include "summary/plot.h"
+
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+// cairo's text API leaves fontconfig patterns in caches that only
+// cairo_debug_reset_static_data() frees, and a library may not call that (another thread may be
+// drawing): the sanitizer build's LeakSanitizer would report them as leaks of this test.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libfontconfig.so\n"; }
+
+namespace msdt::summary {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Rgb {
+  int r = 0, g = 0, b = 0;
+  bool operator==(const Rgb&) const = default;
+};
+
+// The colours plot.cpp promises: matplotlib's tab10 for series, viridis's ends for colormaps.
+constexpr Rgb kBlue{0x1f, 0x77, 0xb4}, kOrange{0xff, 0x7f, 0x0e}, kGreen{0x2c, 0xa0, 0x2c};
+constexpr Rgb kViridisLow{0x44, 0x01, 0x54}, kViridisMid{0x21, 0x91, 0x8c},
+    kViridisHigh{0xfd, 0xe7, 0x25};
+constexpr Rgb kWhite{255, 255, 255};
+constexpr Rgb kNanGrey{191, 191, 191};
+
+struct Picture {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgb;
+
+  Rgb at(int x, int y) const {
+    size_t i = (static_cast<size_t>(y) * width + x) * 3;
+    return {rgb[i], rgb[i + 1], rgb[i + 2]};
+  }
+};
+
+Picture decode(const std::string& png) {
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  EXPECT_NE(png_image_begin_read_from_memory(&image, png.data(), png.size()), 0) << image.message;
+  image.format = PNG_FORMAT_RGB;
+  Picture picture;
+  picture.width = static_cast<int>(image.width);
+  picture.height = static_cast<int>(image.height);
+  picture.rgb.resize(PNG_IMAGE_SIZE(image));
+  EXPECT_NE(png_image_finish_read(&image, nullptr, picture.rgb.data(), 0, nullptr), 0)
+      << image.message;
+  return picture;
+}
+
+bool near(Rgb a, Rgb b, int tolerance = 3) {
+  return std::abs(a.r - b.r) <= tolerance && std::abs(a.g - b.g) <= tolerance &&
+         std::abs(a.b - b.b) <= tolerance;
+}
+
+// How much of `colour` a pixel shows over the white background (1: the colour itself, 0: white),
+// or -1 when the pixel is not a blend of the two (another colour, grey, text).
+double tint(Rgb pixel, Rgb colour) {
+  double dr = 255 - colour.r, dg = 255 - colour.g, db = 255 - colour.b;
+  double pr = 255 - pixel.r, pg = 255 - pixel.g, pb = 255 - pixel.b;
+  double alpha = (pr * dr + pg * dg + pb * db) / (dr * dr + dg * dg + db * db);
+  double residual = std::hypot(pr - alpha * dr, pg - alpha * dg, pb - alpha * db);
+  return residual <= 6 && alpha > 0.05 ? alpha : -1;
+}
+
+size_t count_near(const Picture& p, Rgb colour, int tolerance = 3) {
+  size_t n = 0;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) n += near(p.at(x, y), colour, tolerance);
+  }
+  return n;
+}
+
+// The line's centre in column x: the tint-weighted mean row of `colour`, or NaN when absent.
+double line_row(const Picture& p, int x, Rgb colour, double min_tint = 0.3) {
+  double weight = 0, sum = 0;
+  for (int y = 0; y < p.height; ++y) {
+    double a = tint(p.at(x, y), colour);
+    if (a < min_tint) continue;
+    weight += a;
+    sum += a * y;
+  }
+  return weight > 0 ? sum / weight : kNan;
+}
+
+struct Centroid {
+  double x = 0, y = 0;
+  size_t count = 0;
+};
+
+Centroid centroid(const Picture& p, Rgb colour) {
+  Centroid c;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      if (!near(p.at(x, y), colour)) continue;
+      c.x += x;
+      c.y += y;
+      ++c.count;
+    }
+  }
+  if (c.count) {
+    c.x /= c.count;
+    c.y /= c.count;
+  }
+  return c;
+}
+
+PlotSeries series(std::string label, const std::vector<double>& ys, double first_step = 0) {
+  PlotSeries s{std::move(label), {}};
+  for (size_t i = 0; i < ys.size(); ++i) s.points.push_back({first_step + i, ys[i]});
+  return s;
+}
+
+PlotSeries constant(std::string label, double value, size_t n = 50) {
+  return series(std::move(label), std::vector<double>(n, value));
+}
+
+Picture plot(const std::vector<PlotPanel>& panels, const PlotOptions& options = {}) {
+  auto png = plot_lines(panels, options);
+  EXPECT_TRUE(png) << png.error().message;
+  return png ? decode(*png) : Picture{};
+}
+
+// --- tick labels -----------------------------------------------------------------------------
+
+TEST(TickLabel, CompactNotation) {
+  EXPECT_EQ(tick_label(0.25, 0.05, 1), "0.25");
+  EXPECT_EQ(tick_label(0.30000000000000004, 0.1, 1), "0.3");  // 3 × 0.1 in doubles
+  EXPECT_EQ(tick_label(1, 0.5, 2), "1");
+  EXPECT_EQ(tick_label(-1e-17, 0.1, 1), "0");
+  EXPECT_EQ(tick_label(2500, 500, 5000), "2500");  // below 10^4: plain
+  EXPECT_EQ(tick_label(12000, 2000, 20000), "12k");
+  EXPECT_EQ(tick_label(12500, 500, 20000), "12.5k");
+  EXPECT_EQ(tick_label(500, 500, 20000), "0.5k");  // the axis's notation, not the value's
+  EXPECT_EQ(tick_label(1.5e6, 5e5, 2e6), "1.5M");
+  EXPECT_EQ(tick_label(3e9, 1e9, 5e9), "3G");
+  EXPECT_EQ(tick_label(-2e12, 1e12, 4e12), "-2T");
+  EXPECT_EQ(tick_label(1e-5, 1e-5, 5e-5), "1e-05");
+  EXPECT_EQ(tick_label(2.5e-5, 5e-6, 5e-5), "2.5e-05");
+  EXPECT_EQ(tick_label(1e20, 1e19, 1e20), "1e+20");
+  EXPECT_EQ(tick_label(0.002, 0.001, 0.005), "0.002");
+  EXPECT_EQ(tick_label(kNan, 1, 1), "nan");
+}
+
+// --- smoothing -------------------------------------------------------------------------------
+
+TEST(SmoothPoints, DebiasedExponentialAverage) {
+  std::vector<PlotPoint> in{{0, 1}, {1, 3}};
+  auto out = smooth_points(in, 0.5);
+  ASSERT_EQ(out.size(), 2u);
+  // last = 0.5 (debias 0.5) → 1; last = 0.25 + 1.5 = 1.75 (debias 0.75) → 7/3.
+  EXPECT_DOUBLE_EQ(out[0].y, 1.0);
+  EXPECT_DOUBLE_EQ(out[1].y, 7.0 / 3);
+  EXPECT_EQ(out[1].x, 1);
+}
+
+TEST(SmoothPoints, NonFiniteValuesPassThroughAndDoNotCount) {
+  std::vector<PlotPoint> in{{0, 1}, {1, 3}, {2, kNan}, {3, 5}, {4, kInf}};
+  auto out = smooth_points(in, 0.5);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_DOUBLE_EQ(out[1].y, 7.0 / 3);
+  EXPECT_TRUE(std::isnan(out[2].y));
+  // last = 0.875 + 2.5 = 3.375 with n = 3 finite values: debias 1 - 0.125 = 0.875.
+  EXPECT_DOUBLE_EQ(out[3].y, 3.375 / 0.875);
+  EXPECT_EQ(out[4].y, kInf);
+  EXPECT_EQ(out[3].x, 3);
+}
+
+TEST(SmoothPoints, WeightZeroAndConstantSeriesAreUnchanged) {
+  std::vector<PlotPoint> in{{0, 1}, {1, 3}, {2, 2}};
+  auto same = smooth_points(in, 0);
+  ASSERT_EQ(same.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(same[i].y, in[i].y);
+  std::vector<PlotPoint> flat{{0, 0.1}, {1, 0.1}, {2, 0.1}};
+  for (const auto& p : smooth_points(flat, 0.9)) EXPECT_EQ(p.y, 0.1);  // no rounding wobble
+}
+
+// --- line charts -----------------------------------------------------------------------------
+
+TEST(PlotLines, GridSizeFollowsPanelsAndColumns) {
+  std::vector<PlotPanel> panels;
+  for (int i = 0; i < 3; ++i) panels.push_back({"tag" + std::to_string(i), {constant("", i)}});
+  auto size_of = [&](size_t n, int columns) {
+    PlotOptions options;
+    options.columns = columns;
+    Picture p = plot({panels.begin(), panels.begin() + n}, options);
+    return std::pair{p.width, p.height};
+  };
+  EXPECT_EQ(size_of(1, 0), std::pair(640, 400));
+  EXPECT_EQ(size_of(2, 0), std::pair(1280, 400));  // up to 2 per row by default
+  EXPECT_EQ(size_of(3, 0), std::pair(1280, 800));
+  EXPECT_EQ(size_of(3, 3), std::pair(1920, 400));
+  EXPECT_EQ(size_of(3, 1), std::pair(640, 1200));
+  EXPECT_EQ(size_of(2, 5), std::pair(1280, 400));  // no empty columns
+  PlotOptions small;
+  small.panel_width = 300;
+  small.panel_height = 200;
+  Picture p = plot({panels.begin(), panels.begin() + 3}, small);
+  EXPECT_EQ(p.width, 600);
+  EXPECT_EQ(p.height, 400);
+}
+
+TEST(PlotLines, PanelsAreDrawnAndNotBlank) {
+  std::vector<PlotPanel> panels{
+      {"a", {constant("", 1)}}, {"b", {constant("", 2)}}, {"c", {constant("", 3)}}};
+  Picture p = plot(panels);
+  // Every panel (the third row's first one included) holds a line; the empty cell of the grid
+  // stays white.
+  auto blue_in = [&](int x0, int y0) {
+    size_t n = 0;
+    for (int y = y0; y < y0 + 400; ++y) {
+      for (int x = x0; x < x0 + 640; ++x) n += tint(p.at(x, y), kBlue) > 0.5;
+    }
+    return n;
+  };
+  EXPECT_GT(blue_in(0, 0), 300u);
+  EXPECT_GT(blue_in(640, 0), 300u);
+  EXPECT_GT(blue_in(0, 400), 300u);
+  EXPECT_EQ(blue_in(640, 400), 0u);
+  EXPECT_EQ(p.at(1000, 600), kWhite);
+}
+
+TEST(PlotLines, ConstantLinesSitAtTheirValues) {
+  // Three constant series: the one at 2 lies halfway between those at 1 and 3 (the value axis is
+  // linear and upwards), and along its row the pixels across the plot are not background.
+  // Values off the ticks (1, 1.5, 2, …), so no grid line runs under a line.
+  Picture p =
+      plot({{"loss", {constant("one", 1.1), constant("two", 2.1), constant("three", 3.1)}}});
+  int x = 400;  // right of the legend's swatches
+  double one = line_row(p, x, kBlue), two = line_row(p, x, kOrange), three = line_row(p, x, kGreen);
+  ASSERT_FALSE(std::isnan(one) || std::isnan(two) || std::isnan(three));
+  EXPECT_GT(one, two);
+  EXPECT_GT(two, three);
+  EXPECT_GT(one - three, 150);  // the lines use the height of the panel
+  EXPECT_NEAR(two, (one + three) / 2, 0.75);
+  int row = static_cast<int>(std::lround(two));
+  for (int sample = 120; sample <= 580; sample += 20) {
+    // A vertical grid line may cross here: one of three neighbours is clear of it.
+    double best = 0;
+    for (int dx = -1; dx <= 1; ++dx) best = std::max(best, tint(p.at(sample + dx, row), kOrange));
+    EXPECT_GT(best, 0.5) << "x=" << sample;
+  }
+}
+
+TEST(PlotLines, RisingSeriesRisesLeftToRight) {
+  std::vector<double> ys;
+  for (int i = 0; i <= 100; ++i) ys.push_back(i * 0.01);
+  Picture p = plot({{"accuracy", {series("", ys)}}});
+  double left = line_row(p, 150, kBlue), right = line_row(p, 550, kBlue);
+  ASSERT_FALSE(std::isnan(left) || std::isnan(right));
+  EXPECT_GT(left, right + 100);  // lower on the screen on the left
+}
+
+TEST(PlotLines, TwoSeriesHaveTwoColoursAndALegend) {
+  Picture p = plot({{"loss", {series("train", {3, 2, 1.5, 1}), series("eval", {4, 3, 2.5, 2})}}});
+  size_t blue = 0, orange = 0;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      blue += tint(p.at(x, y), kBlue) > 0.8;
+      orange += tint(p.at(x, y), kOrange) > 0.8;
+    }
+  }
+  EXPECT_GT(blue, 300u);
+  EXPECT_GT(orange, 300u);
+  // The legend's swatches: both colours in the band under the title, above the lines' area.
+  size_t blue_top = 0, orange_top = 0;
+  for (int y = 30; y < 60; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      blue_top += near(p.at(x, y), kBlue, 10);
+      orange_top += near(p.at(x, y), kOrange, 10);
+    }
+  }
+  EXPECT_GT(blue_top, 10u);
+  EXPECT_GT(orange_top, 10u);
+}
+
+TEST(PlotLines, SmoothingDrawsAFaintRawLineAndASolidSmoothedOne) {
+  std::vector<double> ys;
+  for (int i = 0; i < 200; ++i) ys.push_back(1.0 + (i % 2 ? 0.5 : -0.5) + i * 0.01);
+  // Pixels fully under the raw line at a quarter of the colour, and those in the full colour.
+  auto count = [](const Picture& p) {
+    std::pair<size_t, size_t> faint_solid{0, 0};
+    for (int y = 0; y < p.height; ++y) {
+      for (int x = 0; x < p.width; ++x) {
+        double a = tint(p.at(x, y), kBlue);
+        faint_solid.first += a > 0.22 && a < 0.28;
+        faint_solid.second += a > 0.9;
+      }
+    }
+    return faint_solid;
+  };
+  PlotOptions options;
+  options.smooth = 0.9;
+  auto [faint, solid] = count(plot({{"loss", {series("", ys)}}}, options));
+  auto [raw_faint, raw_solid] = count(plot({{"loss", {series("", ys)}}}));
+  // Unsmoothed, the zigzag is solid (faint pixels only at its antialiased edges); smoothed, the
+  // zigzag is faint and only the smoothed line through its middle is solid.
+  EXPECT_GT(raw_solid, 5000u);
+  EXPECT_GT(faint, 3 * raw_faint);
+  EXPECT_GT(faint, 5000u);
+  EXPECT_GT(solid, 300u);
+  EXPECT_LT(3 * solid, raw_solid);
+}
+
+TEST(PlotLines, LogScaleSkipsNonPositiveValues) {
+  PlotOptions options;
+  options.log_y = true;
+  Picture p = plot({{"lr", {series("", {-1, 0, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1})}}}, options);
+  EXPECT_EQ(p.width, 640);
+  // Steps 0 and 1 are not drawn; the line runs over steps 2..6, whose ends are found from the
+  // drawing. Equal ratios are equal distances: 1e-5 → 1e-4 → 1e-3 rise by the same pixels.
+  int first = p.width, last = -1;
+  for (int x = 0; x < p.width; ++x) {
+    if (!std::isnan(line_row(p, x, kBlue, 0.5))) {
+      first = std::min(first, x);
+      last = std::max(last, x);
+    }
+  }
+  ASSERT_LT(first, last);
+  double per_step = (last - first) / 4.0;
+  auto row_at = [&](double step) {
+    return line_row(p, static_cast<int>(std::lround(first + (step - 2) * per_step)), kBlue, 0.5);
+  };
+  double r25 = row_at(2.5), r35 = row_at(3.5), r45 = row_at(4.5);
+  EXPECT_NEAR(r25 - r35, r35 - r45, 1.5);
+  EXPECT_GT(r25 - r35, 30);
+
+  auto none = plot_lines(std::vector<PlotPanel>{{"lr", {series("", {-1, 0})}}}, options);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("nothing to plot"), std::string::npos);
+}
+
+TEST(PlotLines, NanAndInfBreakTheLine) {
+  // Steps 0..10; steps 4 and 5 are NaN and +Inf: no line between steps 3 and 6.
+  Picture p = plot({{"loss", {series("", {1, 1, 1, 1, kNan, kInf, 1, 1, 1, 1, 1})}}});
+  int first = p.width, last = -1;
+  for (int x = 0; x < p.width; ++x) {
+    if (!std::isnan(line_row(p, x, kBlue, 0.5))) {
+      first = std::min(first, x);
+      last = std::max(last, x);
+    }
+  }
+  ASSERT_LT(first, last);
+  double per_step = (last - first) / 10.0;
+  auto drawn_at = [&](double step) {
+    return !std::isnan(
+        line_row(p, static_cast<int>(std::lround(first + step * per_step)), kBlue, 0.5));
+  };
+  EXPECT_TRUE(drawn_at(1.5));
+  EXPECT_TRUE(drawn_at(8.5));
+  EXPECT_FALSE(drawn_at(4.5));  // the gap
+  EXPECT_FALSE(drawn_at(3.5));
+  EXPECT_FALSE(drawn_at(5.5));
+
+  // A point alone between breaks is still visible, and nothing fails on an all-NaN panel next to
+  // a drawable one.
+  Picture dots =
+      plot({{"a", {series("", {kNan, 2, kNan, 3, kNan})}}, {"b", {series("", {kNan, kNan})}}});
+  size_t blue = 0;
+  for (int y = 0; y < dots.height; ++y) {
+    for (int x = 0; x < 640; ++x) blue += tint(dots.at(x, y), kBlue) > 0.5;
+  }
+  EXPECT_GT(blue, 4u);
+}
+
+TEST(PlotLines, ExtremeValuesAndOddLabelsDoNotBreakTheDrawing) {
+  Picture p = plot({{"\xff\xfe\x01 bad bytes", {series("run\x1b", {-1e308, 1e308, 0, 1e-300})}},
+                    {"tiny", {series("", {1e-9, 2e-9, 1.5e-9})}},
+                    {"big", {series("", {1e12, 3e12}, 1e9)}}});
+  EXPECT_EQ(p.width, 1280);
+  EXPECT_EQ(p.height, 800);
+  EXPECT_GT(1280u * 800u - count_near(p, kWhite, 0), 5000u);
+
+  std::vector<PlotSeries> many;
+  for (int i = 0; i < 25; ++i) many.push_back(constant("series " + std::to_string(i), i));
+  Picture crowded = plot({{"25 series", many}});
+  EXPECT_EQ(crowded.width, 640);
+}
+
+TEST(PlotLines, NothingToDrawIsAnError) {
+  PlotOptions options;
+  auto none = plot_lines({}, options);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "nothing to plot: no panels");
+  auto empty =
+      plot_lines(std::vector<PlotPanel>{{"loss", {}}, {"acc", {PlotSeries{"x", {}}}}}, options);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().message, "nothing to plot: no finite values");
+  auto nans =
+      plot_lines(std::vector<PlotPanel>{{"loss", {series("", {kNan, kInf, -kInf})}}}, options);
+  ASSERT_FALSE(nans);
+  EXPECT_EQ(nans.error().message, "nothing to plot: no finite values");
+}
+
+TEST(PlotLines, BadOptionsAreErrors) {
+  std::vector<PlotPanel> one{{"loss", {constant("", 1)}}};
+  PlotOptions options;
+  options.smooth = 1;
+  auto smooth = plot_lines(one, options);
+  ASSERT_FALSE(smooth);
+  EXPECT_EQ(smooth.error().message, "smoothing weight must be in [0, 1), got 1");
+
+  options = {};
+  options.panel_width = 20000;
+  options.panel_height = 20000;
+  auto huge = plot_lines(one, options);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message.find("over the limit of 100 megapixels"), std::string::npos)
+      << huge.error().message;
+
+  options = {};
+  std::vector<PlotPanel> many(200, one[0]);
+  options.columns = 100;  // 64 000 pixels wide
+  auto wide = plot_lines(many, options);
+  ASSERT_FALSE(wide);
+  EXPECT_NE(wide.error().message.find("64000x800"), std::string::npos) << wide.error().message;
+
+  options = {};
+  options.panel_width = 10;
+  auto tiny = plot_lines(one, options);
+  ASSERT_FALSE(tiny);
+  EXPECT_NE(tiny.error().message.find("panel size 10x400"), std::string::npos);
+
+  options = {};
+  options.columns = -1;
+  EXPECT_FALSE(plot_lines(one, options));
+}
+
+TEST(PlotLines, SameInputSameBytes) {
+  std::vector<PlotPanel> panels{{"loss", {series("a", {3, 1, 2}), series("b", {1, 2, 3})}}};
+  PlotOptions options;
+  options.smooth = 0.6;
+  auto first = plot_lines(panels, options), second = plot_lines(panels, options);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(*first, *second);
+  EXPECT_EQ(first->substr(1, 3), "PNG");
+}
+
+// --- histograms ------------------------------------------------------------------------------
+
+// A histogram of ten unit buckets over [left, left + 10) with a bump around `peak`.
+Histogram bump(double left, double peak) {
+  Histogram h;
+  for (int i = 0; i < 10; ++i) {
+    double centre = left + i + 0.5;
+    h.buckets.push_back({left + i, 1, 100 * std::exp(-(centre - peak) * (centre - peak) / 4)});
+  }
+  return h;
+}
+
+TEST(PlotHistograms, RidgelinesRiseWithTheSteps) {
+  HistogramSeries weights{"weights", {{0, bump(0, 3)}, {100, bump(0, 7)}}};
+  PlotOptions options;
+  auto png = plot_histograms({&weights, 1}, HistogramStyle::Ridgeline, options);
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  EXPECT_EQ(p.width, 640);
+  EXPECT_EQ(p.height, 400);
+  // The old step's curve is drawn purple-ish, the new one yellow-green; the new one is higher (its
+  // baseline is offset upwards) and its bump further right (its peak is at 7, not 3).
+  size_t old_count = 0, new_count = 0;
+  double old_x = 0, old_y = 0, new_x = 0, new_y = 0;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      Rgb c = p.at(x, y);
+      if (c.b > c.g + 30 && c.r > c.g) {  // purple: the viridis start
+        ++old_count;
+        old_x += x;
+        old_y += y;
+      } else if (c.r > c.b + 40 && c.g > c.b + 40) {  // yellow-green: the viridis end
+        ++new_count;
+        new_x += x;
+        new_y += y;
+      }
+    }
+  }
+  ASSERT_GT(old_count, 500u);
+  ASSERT_GT(new_count, 500u);
+  EXPECT_LT(new_y / new_count, old_y / old_count - 50);
+  EXPECT_GT(new_x / new_count, old_x / old_count + 100);
+}
+
+TEST(PlotHistograms, HeatColumnsFollowTheCounts) {
+  // Three steps over the same range; the last holds twice the counts: its column is the
+  // colormap's top colour, the others its middle.
+  auto flat = [](double count) {
+    Histogram h;
+    h.buckets.push_back({0, 1, count});
+    return h;
+  };
+  HistogramSeries weights{"weights", {{0, flat(10)}, {1, flat(10)}, {2, flat(20)}}};
+  HistogramSeries bias{"bias", {{0, bump(-5, 0)}, {5, bump(-4, 0)}}};
+  std::vector<HistogramSeries> panels{weights, bias};
+  auto png = plot_histograms(panels, HistogramStyle::Heat, PlotOptions{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  EXPECT_EQ(p.width, 1280);
+  EXPECT_EQ(p.height, 400);
+  Picture left;  // the first panel only
+  left.width = 640;
+  left.height = 400;
+  for (int y = 0; y < 400; ++y) {
+    for (int x = 0; x < 640; ++x) {
+      Rgb c = p.at(x, y);
+      left.rgb.insert(left.rgb.end(), {static_cast<uint8_t>(c.r), static_cast<uint8_t>(c.g),
+                                       static_cast<uint8_t>(c.b)});
+    }
+  }
+  Centroid high = centroid(left, kViridisHigh), mid = centroid(left, kViridisMid);
+  EXPECT_GT(high.count, 10000u);
+  EXPECT_GT(mid.count, 2 * high.count - 1000);
+  EXPECT_GT(high.x, mid.x + 100);  // the last column is on the right
+}
+
+TEST(PlotHistograms, NothingToDrawIsAnError) {
+  auto none = plot_histograms({}, HistogramStyle::Heat, PlotOptions{});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "nothing to plot: no panels");
+  Histogram empty, zeros, broken;
+  zeros.buckets.push_back({0, 1, 0});
+  broken.buckets.push_back({kNan, 1, 5});
+  broken.buckets.push_back({0, kInf, 5});
+  HistogramSeries series{"w", {{0, empty}, {1, zeros}, {2, broken}}};
+  for (auto style : {HistogramStyle::Heat, HistogramStyle::Ridgeline}) {
+    auto result = plot_histograms({&series, 1}, style, PlotOptions{});
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("nothing to plot"), std::string::npos);
+  }
+}
+
+TEST(PlotHistograms, TensorFlowOuterBucketsAreClippedToMinAndMax) {
+  // TensorFlow's first and last buckets reach ±DBL_MAX; min and max bound what is drawn.
+  Histogram h;
+  h.buckets.push_back({-std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), 3});
+  h.buckets.push_back({0, 1, 5});
+  h.buckets.push_back({1, std::numeric_limits<double>::max(), 2});
+  h.min = -2;
+  h.max = 3;
+  HistogramSeries series{"w", {{0, h}, {1, h}}};
+  for (auto style : {HistogramStyle::Heat, HistogramStyle::Ridgeline}) {
+    auto png = plot_histograms({&series, 1}, style, PlotOptions{});
+    ASSERT_TRUE(png) << png.error().message;
+    EXPECT_EQ(decode(*png).width, 640);
+  }
+}
+
+// --- heatmaps --------------------------------------------------------------------------------
+
+TEST(PlotHeatmaps, CellsTakeTheColormapsColours) {
+  // [[0, NaN], [2, 3]]: the low corner top left, grey top right, the high corner bottom right.
+  Heatmap map{"w", 2, 2, {0, kNan, 2, 3}};
+  auto png = plot_heatmaps({&map, 1}, PlotOptions{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  EXPECT_EQ(p.width, 640);
+  EXPECT_EQ(p.height, 400);
+  Centroid low = centroid(p, kViridisLow), high = centroid(p, kViridisHigh),
+           grey = centroid(p, kNanGrey);
+  ASSERT_GT(low.count, 10000u);
+  ASSERT_GT(high.count, 10000u);
+  ASSERT_GT(grey.count, 10000u);
+  EXPECT_GT(high.x, low.x + 100);
+  EXPECT_GT(high.y, low.y + 100);
+  EXPECT_NEAR(grey.x, high.x, 20);
+  EXPECT_NEAR(grey.y, low.y, 20);
+}
+
+TEST(PlotHeatmaps, LargeMatricesAndGrids) {
+  Heatmap big{"big", 1000, 3000, {}};
+  big.values.resize(3'000'000);
+  for (size_t i = 0; i < big.values.size(); ++i) big.values[i] = static_cast<double>(i % 3000);
+  Heatmap small{"small", 1, 2, {0, 1}};
+  PlotOptions options;
+  options.columns = 1;
+  options.panel_width = 500;
+  options.panel_height = 300;
+  std::vector<Heatmap> maps{big, small};
+  auto png = plot_heatmaps(maps, options);
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  EXPECT_EQ(p.width, 500);
+  EXPECT_EQ(p.height, 600);
+  // The big one goes from low (left) to high (right) along its columns.
+  Picture top = p;
+  top.height = 300;
+  top.rgb.resize(500 * 300 * 3);
+  Centroid low = centroid(top, kViridisLow), high = centroid(top, kViridisHigh);
+  ASSERT_GT(low.count, 100u);
+  ASSERT_GT(high.count, 100u);
+  EXPECT_GT(high.x, low.x + 200);
+}
+
+TEST(PlotHeatmaps, BadShapesAndNothingFiniteAreErrors) {
+  Heatmap wrong{"w", 2, 3, {1, 2, 3}};
+  auto shape = plot_heatmaps({&wrong, 1}, PlotOptions{});
+  ASSERT_FALSE(shape);
+  EXPECT_EQ(shape.error().message, "heatmap 'w' has 3 values for 2x3 cells");
+  Heatmap empty{"e", 0, 3, {}};
+  EXPECT_FALSE(plot_heatmaps({&empty, 1}, PlotOptions{}));
+  Heatmap overflow{"o", uint64_t{1} << 40, uint64_t{1} << 40, {1}};
+  EXPECT_FALSE(plot_heatmaps({&overflow, 1}, PlotOptions{}));
+  Heatmap nans{"n", 1, 2, {kNan, kNan}};
+  auto nothing = plot_heatmaps({&nans, 1}, PlotOptions{});
+  ASSERT_FALSE(nothing);
+  EXPECT_EQ(nothing.error().message, "nothing to plot: no heatmap has a finite value");
+  EXPECT_FALSE(plot_heatmaps({}, PlotOptions{}));
+}
+
+}  // namespace
+}  // namespace msdt::summary
