@@ -115,7 +115,7 @@ class Scanner {
         bool known = false;
         for (const Tracked& t : r.files) known = known || t.path == p;
         if (!known) {
-          std::string shown = (fs::path(r.input) / p.filename()).string();
+          std::string shown = (r.dir / p.filename()).string();  // with --runs, the run folder too
           r.files.push_back(
               track(r.name, p, shown, classify_summary_name(p.filename().string()).kind));
         }
