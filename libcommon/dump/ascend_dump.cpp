@@ -53,7 +53,7 @@ struct ParsedDump {
 
 Expected<std::string> read_string(const Field& field) {
   MSDT_CHECK(proto::expect_type(field, WireType::Len));
-  return std::string(reinterpret_cast<const char*>(field.bytes.data()), field.bytes.size());
+  return std::string(proto::field_text(field));
 }
 
 Expected<uint64_t> read_uint(const Field& field) {

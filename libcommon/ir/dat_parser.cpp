@@ -43,15 +43,6 @@ std::string_view strip_class(std::string_view op) {
   return op;
 }
 
-// "#------------------------> 3": nullopt when the line is no marker; an empty inner optional
-// when its depth is not a number.
-std::optional<std::optional<uint32_t>> marker_line(std::string_view t) {
-  if (!t.starts_with("#-")) return std::nullopt;
-  size_t arrow = t.find_first_not_of('-', 1);
-  if (arrow == std::string_view::npos || t[arrow] != '>' || arrow < 3) return std::nullopt;
-  return parse_unsigned<uint32_t>(trim(t.substr(arrow + 1)));
-}
-
 // The index of the first top-level " = " in `s` from `from`, skipping bracketed groups.
 size_t top_level_equals(std::string_view s, size_t from) {
   for (size_t i = from; i < s.size(); ++i) {
@@ -200,7 +191,7 @@ class DatParser {
     module_.graphs.push_back(std::move(g));
     graph_fg_.push_back(fg);
     parent_fg_.push_back(parent);
-    marker_.reset();
+    markers_.clear();
     node_ = std::nullopt;
     numbers_.clear();
     std::string_view rest = trim(t.substr(end + 1));
@@ -257,31 +248,13 @@ class DatParser {
 
   Status body_line(std::string_view line, uint64_t number) {
     if (line == "}") {
-      if (marker_)
-        warn(marker_line_, fmt::format("the marker '#------------------------> {}' is not followed "
-                                       "by a node of graph @{}",
-                                       *marker_, graph().name));
-      marker_.reset();
+      markers_.end_graph("graph @" + graph().name, module_);
       state_ = State::Top;
       return std::nullopt;
     }
     std::string_view t = trim(line);
     if (t.empty()) return std::nullopt;
-    if (auto marker = marker_line(t)) {
-      if (!*marker) {
-        warn(number,
-             fmt::format("a marker line whose depth is not a number: {}", quote_for_message(t)));
-      } else {
-        if (marker_)
-          warn(marker_line_,
-               fmt::format("the marker '#------------------------> {}' is followed by "
-                           "another marker, not by a node",
-                           *marker_));
-        marker_ = **marker;
-        marker_line_ = number;
-      }
-      return std::nullopt;
-    }
+    if (markers_.read(t, number, module_)) return std::nullopt;
     if (t.starts_with("#")) {
       // The node's debug lines: "      # In file <path>(<line>)/<code>/#<node name>", or only
       // "#<node name>" at column 0 when it has no source (AnfExporter::OutputCNodes).
@@ -400,8 +373,7 @@ class DatParser {
     if (node.number && !numbers_.insert(*node.number).second)
       return Error::at_line(
           number, fmt::format("%{} is defined twice in graph @{}", *node.number, graph().name));
-    node.marker = marker_;
-    marker_.reset();
+    node.marker = markers_.take();
     graph().nodes.push_back(std::move(node));
     node_ = graph().nodes.size() - 1;
     return std::nullopt;
@@ -502,9 +474,8 @@ class DatParser {
   std::map<uint32_t, std::string> param_ids_;       // N of %paraN -> "paraN_name"
   std::set<uint32_t> numbers_;                      // the %k of the current graph so far
   std::optional<size_t> node_;                      // the last node of the current graph
-  std::optional<uint32_t> marker_;                  // a marker not yet given to a node
-  uint64_t marker_line_ = 0;
-  std::optional<size_t> stack_graphs_;  // graphs before analyze_fail.dat's "#===" rule
+  MarkerLines markers_;                             // a marker not yet given to a node
+  std::optional<size_t> stack_graphs_;              // graphs before analyze_fail.dat's "#===" rule
   bool bad_utf8_seen_ = false;
 };
 

@@ -12,38 +12,16 @@
 namespace msdt::ir {
 namespace {
 
+using proto::each_field;
+using proto::expect_field;
 using proto::Field;
-using proto::WireReader;
+using proto::field_text;
 using proto::WireType;
 
 // Nested values, types and graphs: a bound, not a schema limit.
 constexpr int kMaxDepth = 64;
 
-// MSDT_CHECK around an each_field whose visitor uses MSDT_CHECK itself: a name per line, so the
-// nested checks do not shadow each other.
-#define CHECK_FIELDS(expr)                                       \
-  if (Status MSDT_TRY_CONCAT(fields_status_, __LINE__) = (expr)) \
-  return std::move(*MSDT_TRY_CONCAT(fields_status_, __LINE__))
-
-// Calls visit(field) for every field of a message.
-template <class Visit>
-Status each_field(Bytes message, uint64_t base, Visit&& visit) {
-  WireReader reader(message, base);
-  while (true) {
-    MSDT_TRY(auto field, reader.next());
-    if (!field) return std::nullopt;
-    MSDT_CHECK(visit(*field));
-  }
-}
-
-std::string as_string(const Field& f) {
-  return std::string(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
-}
-
-Status want(const Field& f, WireType type, std::string_view what) {
-  if (auto e = proto::expect_type(f, type)) return std::move(*e).with_context(what);
-  return std::nullopt;
-}
+std::string as_string(const Field& f) { return std::string(field_text(f)); }
 
 // DataType (spec summary.md §6.1) as the text dumps spell element types.
 std::string dtype_text(uint64_t v) {
@@ -67,13 +45,13 @@ std::string join(const std::vector<std::string>& items) {
 
 Expected<std::vector<int64_t>> shape_dims(Bytes message, uint64_t base) {
   std::vector<int64_t> dims;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& dim) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& dim) -> Status {
     if (dim.number != 1) return std::nullopt;
-    MSDT_CHECK(want(dim, WireType::Len, "TensorShapeProto.dim"));
+    MSDT_CHECK(expect_field(dim, WireType::Len, "TensorShapeProto.dim"));
     int64_t size = -1;
-    CHECK_FIELDS(each_field(dim.bytes, dim.payload_offset, [&](const Field& f) -> Status {
+    MSDT_CHECK_FIELDS(each_field(dim.bytes, dim.payload_offset, [&](const Field& f) -> Status {
       if (f.number == 1) {
-        MSDT_CHECK(want(f, WireType::Varint, "Dimension.size"));
+        MSDT_CHECK(expect_field(f, WireType::Varint, "Dimension.size"));
         size = static_cast<int64_t>(f.value);
       }
       return std::nullopt;
@@ -97,21 +75,21 @@ Expected<std::string> type_text(Bytes message, uint64_t base, int depth) {
   std::optional<std::string> tensor;
   std::vector<std::string> elements;
   bool sequence = false;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     if (f.number == 1) {
-      MSDT_CHECK(want(f, WireType::Varint, "TypeProto.data_type"));
+      MSDT_CHECK(expect_field(f, WireType::Varint, "TypeProto.data_type"));
       data_type = f.value;
     } else if (f.number == 2) {
-      MSDT_CHECK(want(f, WireType::Len, "TypeProto.tensor_type"));
+      MSDT_CHECK(expect_field(f, WireType::Len, "TypeProto.tensor_type"));
       uint64_t elem = 0;
       std::vector<int64_t> dims;
       bool has_shape = false;
-      CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& t) -> Status {
+      MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& t) -> Status {
         if (t.number == 1) {
-          MSDT_CHECK(want(t, WireType::Varint, "Tensor.elem_type"));
+          MSDT_CHECK(expect_field(t, WireType::Varint, "Tensor.elem_type"));
           elem = t.value;
         } else if (t.number == 2) {
-          MSDT_CHECK(want(t, WireType::Len, "Tensor.shape"));
+          MSDT_CHECK(expect_field(t, WireType::Len, "Tensor.shape"));
           MSDT_TRY(dims, shape_dims(t.bytes, t.payload_offset));
           has_shape = true;
         }
@@ -120,11 +98,11 @@ Expected<std::string> type_text(Bytes message, uint64_t base, int depth) {
       tensor = fmt::format("Tensor[{}]{}", dtype_text(elem),
                            has_shape ? ", " + dims_text(dims) : std::string());
     } else if (f.number == 3) {
-      MSDT_CHECK(want(f, WireType::Len, "TypeProto.sequence_type"));
+      MSDT_CHECK(expect_field(f, WireType::Len, "TypeProto.sequence_type"));
       sequence = true;
-      CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& s) -> Status {
+      MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& s) -> Status {
         if (s.number != 1) return std::nullopt;
-        MSDT_CHECK(want(s, WireType::Len, "Sequence.elem_types"));
+        MSDT_CHECK(expect_field(s, WireType::Len, "Sequence.elem_types"));
         MSDT_TRY(std::string element, type_text(s.bytes, s.payload_offset, depth + 1));
         if (element.size() >= 2) element = element.substr(1, element.size() - 2);
         elements.push_back(std::move(element));
@@ -144,10 +122,10 @@ std::string number_text(double v) { return fmt::format("{}", v); }
 Expected<std::string> tensor_text(Bytes message, uint64_t base) {
   std::vector<uint64_t> dims;
   uint64_t data_type = 0;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     if (f.number == 1) return proto::append_varints(f, dims);
     if (f.number == 2) {
-      MSDT_CHECK(want(f, WireType::Varint, "TensorProto.data_type"));
+      MSDT_CHECK(expect_field(f, WireType::Varint, "TensorProto.data_type"));
       data_type = f.value;
     }
     return std::nullopt;
@@ -159,7 +137,7 @@ Expected<std::string> tensor_text(Bytes message, uint64_t base) {
 
 Expected<std::string> graph_name(Bytes message, uint64_t base) {
   std::string name;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     if (f.number == 2 && f.type == WireType::Len) name = as_string(f);
     return std::nullopt;
   }));
@@ -172,10 +150,10 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
   uint64_t dtype = 0;
   std::vector<std::string> single, many;
   bool repeated = false;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:
-        MSDT_CHECK(want(f, WireType::Varint, "ValueProto.dtype"));
+        MSDT_CHECK(expect_field(f, WireType::Varint, "ValueProto.dtype"));
         dtype = f.value;
         return std::nullopt;
       case 2:
@@ -188,7 +166,7 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
         single.push_back(fmt::format("U64({})", f.value));
         return std::nullopt;
       case 5: {
-        MSDT_CHECK(want(f, WireType::Fixed32, "ValueProto.float_val"));
+        MSDT_CHECK(expect_field(f, WireType::Fixed32, "ValueProto.float_val"));
         float v;
         uint32_t bits = static_cast<uint32_t>(f.value);
         std::memcpy(&v, &bits, 4);
@@ -196,24 +174,24 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
         return std::nullopt;
       }
       case 6: {
-        MSDT_CHECK(want(f, WireType::Fixed64, "ValueProto.double_val"));
+        MSDT_CHECK(expect_field(f, WireType::Fixed64, "ValueProto.double_val"));
         double v;
         std::memcpy(&v, &f.value, 8);
         single.push_back("F64(" + number_text(v) + ")");
         return std::nullopt;
       }
       case 7:
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.str_val"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.str_val"));
         single.push_back("\"" + escape_invalid_utf8(as_string(f)) + "\"");
         return std::nullopt;
       case 8: {
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.tensor_val"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.tensor_val"));
         MSDT_TRY(std::string t, tensor_text(f.bytes, f.payload_offset));
         single.push_back(std::move(t));
         return std::nullopt;
       }
       case 9: {
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.graph"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.graph"));
         MSDT_TRY(std::string g, graph_name(f.bytes, f.payload_offset));
         single.push_back(std::move(g));
         return std::nullopt;
@@ -232,35 +210,35 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
       }
       case 15:
         repeated = true;
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.str_vals"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.str_vals"));
         many.push_back("\"" + escape_invalid_utf8(as_string(f)) + "\"");
         return std::nullopt;
       case 16: {
         repeated = true;
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.tensor_vals"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.tensor_vals"));
         MSDT_TRY(std::string t, tensor_text(f.bytes, f.payload_offset));
         many.push_back(std::move(t));
         return std::nullopt;
       }
       case 17: {
         repeated = true;
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.graphs"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.graphs"));
         MSDT_TRY(std::string g, graph_name(f.bytes, f.payload_offset));
         many.push_back(std::move(g));
         return std::nullopt;
       }
       case 18: {
         repeated = true;
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.values"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.values"));
         MSDT_TRY(std::string v, value_text(f.bytes, f.payload_offset, depth + 1));
         many.push_back(std::move(v));
         return std::nullopt;
       }
       case 19: {
         repeated = true;
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.dict_val"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.dict_val"));
         std::string key, value = "None";
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& kv) -> Status {
+        MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& kv) -> Status {
           if (kv.number == 1 && kv.type == WireType::Len) key = as_string(kv);
           if (kv.number == 2 && kv.type == WireType::Len) {
             MSDT_TRY(value, value_text(kv.bytes, kv.payload_offset, depth + 1));
@@ -271,7 +249,7 @@ Expected<std::string> value_text(Bytes message, uint64_t base, int depth) {
         return std::nullopt;
       }
       case 20: {
-        MSDT_CHECK(want(f, WireType::Len, "ValueProto.type_val"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "ValueProto.type_val"));
         MSDT_TRY(std::string t, type_text(f.bytes, f.payload_offset, depth + 1));
         single.push_back(std::move(t));
         return std::nullopt;
@@ -312,10 +290,6 @@ class TextMemo {
   absl::flat_hash_map<std::string_view, std::string> memo_;
 };
 
-std::string_view as_view(const Field& f) {
-  return {reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size()};
-}
-
 // A node as the message gives it: `node` filled in place, its inputs still by name (views into
 // the message).
 struct ProtoNode {
@@ -326,14 +300,14 @@ struct ProtoNode {
 
 Status node_of(Bytes message, uint64_t base, ProtoNode out) {
   std::vector<std::string> attrs;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.input"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.input"));
         std::string_view name;
         bool control = false;
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& i) -> Status {
-          if (i.number == 1 && i.type == WireType::Len) name = as_view(i);
+        MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& i) -> Status {
+          if (i.number == 1 && i.type == WireType::Len) name = field_text(i);
           if (i.number == 2 && i.type == WireType::Varint) control = i.value == 1;
           return std::nullopt;
         }));
@@ -341,22 +315,22 @@ Status node_of(Bytes message, uint64_t base, ProtoNode out) {
         return std::nullopt;
       }
       case 2:
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.name"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.name"));
         out.node.name = as_string(f);
         return std::nullopt;
       case 3:
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.op_type"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.op_type"));
         out.node.op = as_string(f);
         return std::nullopt;
       case 4:
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.scope"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.scope"));
         out.node.scope = as_string(f);
         return std::nullopt;
       case 5: {
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.attribute"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.attribute"));
         MSDT_TRY(std::string attr, out.memo.get(f.bytes, [&]() -> Expected<std::string> {
           std::string name, value = "None";
-          CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& a) -> Status {
+          MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& a) -> Status {
             if (a.number == 1 && a.type == WireType::Len) name = as_string(a);
             if (a.number == 2 && a.type == WireType::Len) {
               MSDT_TRY(value, value_text(a.bytes, a.payload_offset, 0));
@@ -369,17 +343,17 @@ Status node_of(Bytes message, uint64_t base, ProtoNode out) {
         return std::nullopt;
       }
       case 6: {
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.output_type"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.output_type"));
         MSDT_TRY(out.node.output_type,
                  out.memo.get(f.bytes, [&] { return type_text(f.bytes, f.payload_offset, 0); }));
         return std::nullopt;
       }
       case 8:
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.full_name"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.full_name"));
         out.node.fullname = as_string(f);
         return std::nullopt;
       case 10:
-        MSDT_CHECK(want(f, WireType::Len, "NodeProto.instance_name"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "NodeProto.instance_name"));
         out.node.attrs.emplace_back("", "instance name: " + as_string(f));
         return std::nullopt;
       default:
@@ -401,7 +375,7 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
   Graph g;
   // Counted first, so that 100 000 nodes are made in place rather than moved as vectors grow.
   size_t count = 0;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     count += f.number == 1;
     return std::nullopt;
   }));
@@ -410,23 +384,23 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
   inputs.reserve(count);
   TextMemo memo;
   std::vector<std::pair<std::string, std::string>> outputs;  // name, type
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
-        MSDT_CHECK(want(f, WireType::Len, "GraphProto.node"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "GraphProto.node"));
         return node_of(f.bytes, f.payload_offset,
                        ProtoNode{g.nodes.emplace_back(), inputs.emplace_back(), memo});
       }
       case 2:
-        MSDT_CHECK(want(f, WireType::Len, "GraphProto.name"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "GraphProto.name"));
         g.name = as_string(f);
         return std::nullopt;
       case 3: {
-        MSDT_CHECK(want(f, WireType::Len, "GraphProto.parameters"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "GraphProto.parameters"));
         Parameter p;
         p.number = static_cast<uint32_t>(m.params.size() + 1);
         p.line = f.offset;
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& q) -> Status {
+        MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& q) -> Status {
           if (q.number == 1 && q.type == WireType::Len) p.name = as_string(q);
           if (q.number == 2 && q.type == WireType::Len) {
             MSDT_TRY(p.type, type_text(q.bytes, q.payload_offset, 0));
@@ -438,9 +412,9 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
         return std::nullopt;
       }
       case 4: {
-        MSDT_CHECK(want(f, WireType::Len, "GraphProto.outputs"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "GraphProto.outputs"));
         std::string name, type;
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& o) -> Status {
+        MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& o) -> Status {
           if (o.number == 1 && o.type == WireType::Len) name = as_string(o);
           if (o.number == 2 && o.type == WireType::Len) {
             MSDT_TRY(type, type_text(o.bytes, o.payload_offset, 0));
@@ -451,9 +425,9 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
         return std::nullopt;
       }
       case 5: {
-        MSDT_CHECK(want(f, WireType::Len, "GraphProto.const_vals"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "GraphProto.const_vals"));
         std::string key, value = "None";
-        CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& kv) -> Status {
+        MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& kv) -> Status {
           if (kv.number == 1 && kv.type == WireType::Len) key = as_string(kv);
           if (kv.number == 2 && kv.type == WireType::Len) {
             MSDT_TRY(value, value_text(kv.bytes, kv.payload_offset, 0));
@@ -530,7 +504,7 @@ Expected<Module> parse_model_proto(Bytes message, uint64_t base) {
   // nodes in field 1 (length-delimited). The first field tells them apart.
   std::optional<Field> graph;
   bool model = false;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     if (f.number == 1 && f.type == WireType::Varint) model = true;
     if (f.number == 4 && f.type == WireType::Len && !graph) graph = f;
     return std::nullopt;

@@ -94,15 +94,6 @@ std::string_view rtrim(std::string_view s) {
   return s;
 }
 
-// "#------------------------> 3": nullopt when the line is not a marker at all; a marker whose
-// depth is not a number gives an empty inner optional.
-std::optional<std::optional<uint32_t>> marker_line(std::string_view t) {
-  if (!t.starts_with("#-")) return std::nullopt;
-  size_t arrow = t.find_first_not_of('-', 1);
-  if (arrow == std::string_view::npos || t[arrow] != '>' || arrow < 3) return std::nullopt;
-  return parse_unsigned<uint32_t>(trim(t.substr(arrow + 1)));
-}
-
 // "# 0 In file <path>:<line>[~<line2>], <col>~<col2>" (spec §13.3). The path may hold ':' (a
 // Windows drive): it ends at the last ':' followed by a digit.
 std::optional<TracebackFrame> frame_line(std::string_view t, uint64_t number) {
@@ -723,11 +714,7 @@ class Parser {
 
   Status body_line(std::string_view line, uint64_t number) {
     if (line == "}") {
-      if (marker_)
-        warn(marker_line_, fmt::format("the marker '#------------------------> {}' is not followed "
-                                       "by a node of subgraph @{}",
-                                       *marker_, graph_->name));
-      marker_.reset();
+      markers_.end_graph("subgraph @" + graph_->name, module_);
       graph_ = nullptr;
       node_ = nullptr;
       return std::nullopt;
@@ -740,22 +727,7 @@ class Parser {
       return std::nullopt;
     }
     std::string_view t = trim(line);
-    if (auto marker = marker_line(t)) {
-      // The evaluation stack of analyze_fail files (spec §13), cycle markers in 2.6 graphs (§3.1).
-      if (!*marker) {
-        warn(number,
-             fmt::format("a marker line whose depth is not a number: {}", quote_for_message(t)));
-      } else {
-        if (marker_)
-          warn(marker_line_,
-               fmt::format("the marker '#------------------------> {}' is followed by "
-                           "another marker, not by a node",
-                           *marker_));
-        marker_ = **marker;
-        marker_line_ = number;
-      }
-      return std::nullopt;
-    }
+    if (markers_.read(t, number, module_)) return std::nullopt;
     if (t.starts_with("#")) return std::nullopt;  // comments between nodes
     if (!line.starts_with("  "))
       return Error::at_line(number, fmt::format("column 1: expected a node line (two spaces) or "
@@ -793,8 +765,7 @@ class Parser {
     if (node.number && !numbers_.insert(*node.number))
       return Error::at_line(
           number, fmt::format("%{} is defined twice in subgraph @{}", *node.number, graph_->name));
-    node.marker = marker_;
-    marker_.reset();
+    node.marker = markers_.take();
     node_ = &node;
     return std::nullopt;
   }
@@ -839,9 +810,7 @@ class Parser {
   bool title_rule_ = false;  // a title was read and its closing rule follows
   uint64_t last_rule_line_ = 0;
   std::vector<std::string> exception_;
-  // A marker read and not yet given to a node.
-  std::optional<uint32_t> marker_;
-  uint64_t marker_line_ = 0;
+  MarkerLines markers_;
 };
 
 }  // namespace
@@ -849,6 +818,36 @@ class Parser {
 void add_warning(Module& module, uint64_t line, std::string message) {
   if (module.warnings.size() < kMaxWarnings)
     module.warnings.push_back(Error::at_line(line, std::move(message)));
+}
+
+bool MarkerLines::read(std::string_view t, uint64_t line, Module& module) {
+  // "#------------------------> 3"
+  if (!t.starts_with("#-")) return false;
+  size_t arrow = t.find_first_not_of('-', 1);
+  if (arrow == std::string_view::npos || t[arrow] != '>' || arrow < 3) return false;
+  auto depth = parse_unsigned<uint32_t>(trim(t.substr(arrow + 1)));
+  if (!depth) {
+    add_warning(module, line,
+                fmt::format("a marker line whose depth is not a number: {}", quote_for_message(t)));
+    return true;
+  }
+  if (depth_)
+    add_warning(module, line_,
+                fmt::format("the marker '#------------------------> {}' is followed by another "
+                            "marker, not by a node",
+                            *depth_));
+  depth_ = *depth;
+  line_ = line;
+  return true;
+}
+
+void MarkerLines::end_graph(std::string_view what, Module& module) {
+  if (depth_)
+    add_warning(module, line_,
+                fmt::format("the marker '#------------------------> {}' is not followed by a node "
+                            "of {}",
+                            *depth_, what));
+  depth_.reset();
 }
 
 void check_utf8_once(Module& module, std::string_view line, uint64_t number, bool& seen) {

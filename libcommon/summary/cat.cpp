@@ -29,11 +29,8 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
   if (!p.scalars.empty() || !p.histograms.empty() || !p.tensors.empty())
     plotter.emplace(p, options.selection, diagnostics);
 
-  ScanOptions scan_options = options.scan;
-  // Decoding values is the cost of a pass: graphs and lineage alone need none of it.
-  scan_options.read.decode.values = true;
   scan(
-      options.inputs, scan_options,
+      options.inputs, options.scan,
       [&](const Source& source, const Event& event) {
         if (values) values->event(source, event);
         if (tags) tags->event(source, event);

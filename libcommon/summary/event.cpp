@@ -10,38 +10,18 @@
 #include "io/text.h"
 #include "ir/graph_proto.h"
 #include "proto/wire_reader.h"
+#include "tensor/element_values.h"
 
 namespace msdt::summary {
 namespace {
 
+using proto::each_field;
+using proto::expect_field;
 using proto::Field;
-using proto::WireReader;
+using proto::field_text;
 using proto::WireType;
 
 constexpr int kMaxDepth = 32;
-
-#define CHECK_FIELDS(expr)                                       \
-  if (Status MSDT_TRY_CONCAT(fields_status_, __LINE__) = (expr)) \
-  return std::move(*MSDT_TRY_CONCAT(fields_status_, __LINE__))
-
-template <class Visit>
-Status each_field(Bytes message, uint64_t base, Visit&& visit) {
-  WireReader reader(message, base);
-  while (true) {
-    MSDT_TRY(auto field, reader.next());
-    if (!field) return std::nullopt;
-    MSDT_CHECK(visit(*field));
-  }
-}
-
-std::string_view as_view(const Field& f) {
-  return {reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size()};
-}
-
-Status want(const Field& f, WireType type, std::string_view what) {
-  if (auto e = proto::expect_type(f, type)) return std::move(*e).with_context(what);
-  return std::nullopt;
-}
 
 double as_double(const Field& f) { return std::bit_cast<double>(f.value); }
 float as_float(const Field& f) { return std::bit_cast<float>(static_cast<uint32_t>(f.value)); }
@@ -155,7 +135,7 @@ Status decode_anf_tensor(Bytes message, uint64_t base, Tensor& t) {
   TensorBuilder builder(t);
   uint64_t data_type = 0;
   bool typed = false;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
         std::vector<uint64_t> dims;
@@ -169,7 +149,7 @@ Status decode_anf_tensor(Bytes message, uint64_t base, Tensor& t) {
         return std::nullopt;
       }
       case 2:
-        MSDT_CHECK(want(f, WireType::Varint, "TensorProto.data_type"));
+        MSDT_CHECK(expect_field(f, WireType::Varint, "TensorProto.data_type"));
         data_type = f.value;
         typed = true;
         return std::nullopt;
@@ -184,7 +164,7 @@ Status decode_anf_tensor(Bytes message, uint64_t base, Tensor& t) {
       case 7:
         return builder.add(f, {7, DType::UInt64, WireType::Varint});
       case 8:
-        MSDT_CHECK(want(f, WireType::Len, "TensorProto.raw_data"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.raw_data"));
         builder.raw(f);
         return std::nullopt;
       default:
@@ -215,14 +195,14 @@ Status decode_anf_tensor(Bytes message, uint64_t base, Tensor& t) {
 Status decode_tf_tensor(Bytes message, uint64_t base, Tensor& t) {
   TensorBuilder builder(t);
   uint64_t dtype = 0;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:
-        MSDT_CHECK(want(f, WireType::Varint, "TensorProto.dtype"));
+        MSDT_CHECK(expect_field(f, WireType::Varint, "TensorProto.dtype"));
         dtype = f.value;
         return std::nullopt;
       case 2:
-        MSDT_CHECK(want(f, WireType::Len, "TensorProto.tensor_shape"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.tensor_shape"));
         return each_field(f.bytes, f.payload_offset, [&](const Field& d) -> Status {
           if (d.number != 2 || d.type != WireType::Len) return std::nullopt;
           int64_t size = 0;
@@ -236,7 +216,7 @@ Status decode_tf_tensor(Bytes message, uint64_t base, Tensor& t) {
           return std::nullopt;
         });
       case 4:
-        MSDT_CHECK(want(f, WireType::Len, "TensorProto.tensor_content"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.tensor_content"));
         builder.raw(f);
         return std::nullopt;
       case 5:
@@ -246,8 +226,8 @@ Status decode_tf_tensor(Bytes message, uint64_t base, Tensor& t) {
       case 7:
         return builder.add(f, {7, DType::Int32, WireType::Varint});
       case 8:
-        MSDT_CHECK(want(f, WireType::Len, "TensorProto.string_val"));
-        t.strings.emplace_back(as_view(f));
+        MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.string_val"));
+        t.strings.emplace_back(field_text(f));
         return std::nullopt;
       case 10:
         return builder.add(f, {10, DType::Int64, WireType::Varint});
@@ -324,7 +304,7 @@ Status decode_image(Bytes message, uint64_t base, Image& image) {
         if (f.type == WireType::Varint) image.colorspace = static_cast<int64_t>(f.value);
         return std::nullopt;
       case 4:
-        MSDT_CHECK(want(f, WireType::Len, "Image.encoded_image"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "Image.encoded_image"));
         image.encoded = f.bytes;
         return std::nullopt;
       default:
@@ -338,7 +318,7 @@ Status decode_ms_histogram(Bytes message, uint64_t base, Histogram& h) {
   return each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
-        MSDT_CHECK(want(f, WireType::Len, "Histogram.buckets"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "Histogram.buckets"));
         Bucket b;
         MSDT_CHECK(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
           if (x.number == 1 && x.type == WireType::Fixed64) b.left = as_double(x);
@@ -390,7 +370,7 @@ Status append_doubles(const Field& f, std::vector<double>& out) {
 // drawn from the histogram's min instead.
 Status decode_tf_histogram(Bytes message, uint64_t base, Histogram& h) {
   std::vector<double> limits, counts;
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:
         if (f.type == WireType::Fixed64) h.min = as_double(f);
@@ -462,8 +442,8 @@ Status decode_landscape(Bytes message, uint64_t base, Landscape& l) {
         });
       case 3:
         return each_field(f.bytes, f.payload_offset, [&](const Field& m) -> Status {
-          if (m.number == 1 && m.type == WireType::Len) l.decomposition = as_view(m);
-          if (m.number == 2 && m.type == WireType::Len) l.unit = as_view(m);
+          if (m.number == 1 && m.type == WireType::Len) l.decomposition = field_text(m);
+          if (m.number == 2 && m.type == WireType::Len) l.unit = field_text(m);
           if (m.number == 3 && m.type == WireType::Varint)
             l.step_per_epoch = static_cast<int32_t>(m.value);
           return std::nullopt;
@@ -474,48 +454,13 @@ Status decode_landscape(Bytes message, uint64_t base, Landscape& l) {
   });
 }
 
-// One element of a tensor as a double (scalar tensors of TensorFlow writers).
-std::optional<double> first_element(const Tensor& t) {
-  Bytes b = t.bytes();
-  auto width = dtype_bytes(t.stored, 1);
-  if (!width || b.size() < *width) return std::nullopt;
-  const std::byte* p = b.data();
-  auto load = [&]<class T>(T) {
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return static_cast<double>(v);
-  };
-  switch (t.stored) {
-    case DType::Float32:
-      return load(float{});
-    case DType::Float64:
-      return load(double{});
-    case DType::Int32:
-      return load(int32_t{});
-    case DType::Int64:
-      return load(int64_t{});
-    case DType::UInt32:
-      return load(uint32_t{});
-    case DType::UInt64:
-      return load(uint64_t{});
-    case DType::Int8:
-      return load(int8_t{});
-    case DType::UInt8:
-      return load(uint8_t{});
-    case DType::Int16:
-      return load(int16_t{});
-    case DType::UInt16:
-      return load(uint16_t{});
-    case DType::Bool:
-      return load(uint8_t{}) != 0 ? 1.0 : 0.0;
-    case DType::Float16: {
-      uint16_t bits;
-      std::memcpy(&bits, p, 2);
-      return half_to_float(bits);
-    }
-    default:
-      return std::nullopt;
-  }
+// A tensor's elements as doubles (TensorFlow's scalar and histogram tensors); nullopt for
+// element types that are not real numbers.
+std::optional<std::vector<double>> as_doubles(const Tensor& t, uint64_t count) {
+  if (!has_real_values(t.stored)) return std::nullopt;
+  std::vector<double> out(count);
+  if (elements_to_double(t.view(), 0, count, out.data())) return std::nullopt;
+  return out;
 }
 
 // A TensorFlow tensor value that a plugin gives a meaning: scalars, text, histograms (rank 2,
@@ -537,22 +482,16 @@ void interpret_tf_tensor(Value& v) {
   uint64_t count = 1;
   for (uint64_t d : t.dims) count *= d;
   if ((v.plugin == "scalars" || v.plugin.empty()) && count == 1) {
-    if (auto x = first_element(t)) {
+    if (auto x = as_doubles(t, 1)) {
       v.kind = ValueKind::Scalar;
-      v.scalar = *x;
+      v.scalar = x->front();
       return;
     }
   }
   if (v.plugin == "histograms" && t.dims.size() == 2 && t.dims[1] == 3) {
-    auto values = TensorView{t.stored, t.dims, t.bytes()};
-    std::vector<double> cells;
-    for (uint64_t i = 0; i < count; ++i) {
-      Tensor one;
-      one.stored = t.stored;
-      auto w = *dtype_bytes(t.stored, 1);
-      one.data = values.data.subspan(i * w, w);
-      cells.push_back(first_element(one).value_or(NAN));
-    }
+    auto values = as_doubles(t, count);
+    if (!values) return;
+    const std::vector<double>& cells = *values;
     v.kind = ValueKind::Histogram;
     for (uint64_t r = 0; r < t.dims[0]; ++r) {
       double lo = cells[3 * r], hi = cells[3 * r + 1], c = cells[3 * r + 2];
@@ -711,19 +650,17 @@ std::optional<DType> dtype_of_tf(uint64_t data_type) {
 
 std::optional<Dialect> dialect_of_version_record(Bytes payload) {
   std::optional<Dialect> found;
-  WireReader reader(payload);
-  while (true) {
-    auto field = reader.next();
-    if (!field || !*field) break;
-    const Field& f = **field;
+  // A payload that stops decoding part way keeps what its fields before said.
+  (void)each_field(payload, 0, [&](const Field& f) -> Status {
     if (f.number == 3 && f.type == WireType::Len) {
-      std::string_view v = as_view(f);
+      std::string_view v = field_text(f);
       if (v.size() >= 16 && equals_ignoring_case(v.substr(0, 16), "MindSpore.Event:"))
         found = Dialect::MindSpore;
       else if (v.starts_with("brain.Event:"))
         found = Dialect::TensorFlow;
     }
-  }
+    return std::nullopt;
+  });
   return found;
 }
 
@@ -769,7 +706,7 @@ nlohmann::ordered_json scalar_json(const Field& f, Type type, bool& ok) {
       if (f.type == WireType::Varint) return f.value != 0;
       break;
     case Type::String:
-      if (f.type == WireType::Len) return escape_invalid_utf8(as_view(f));
+      if (f.type == WireType::Len) return escape_invalid_utf8(field_text(f));
       break;
     default:
       break;
@@ -823,7 +760,7 @@ Expected<nlohmann::ordered_json> message_json(Bytes message, uint64_t base, cons
   if (depth > kMaxDepth)
     return Error::at_offset(base, fmt::format("{} nested more than {} deep", spec.name, kMaxDepth));
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(message, base, [&](const Field& f) -> Status {
     const FieldSpec* fs = nullptr;
     for (const FieldSpec& s : spec.fields)
       if (s.number == f.number) fs = &s;
@@ -834,7 +771,7 @@ Expected<nlohmann::ordered_json> message_json(Bytes message, uint64_t base, cons
       std::string map_key;
       nlohmann::ordered_json value;
       MSDT_CHECK(each_field(f.bytes, f.payload_offset, [&](const Field& e) -> Status {
-        if (e.number == 1 && e.type == WireType::Len) map_key = escape_invalid_utf8(as_view(e));
+        if (e.number == 1 && e.type == WireType::Len) map_key = escape_invalid_utf8(field_text(e));
         if (e.number == 2) {
           FieldSpec value_spec{2, "value", fs->map_value, false, fs->message};
           bool ok;
@@ -972,16 +909,14 @@ const MessageSpec kTaggedRunMetadata{"TaggedRunMetadata", {{1, "tag", Type::Stri
 // Whether field 6 of a MindSpore event reads as a 0.1-era TrainLineage: every field a message
 // among 1-4.
 bool looks_like_train_lineage(Bytes message) {
-  WireReader reader(message);
   bool any = false;
-  while (true) {
-    auto field = reader.next();
-    if (!field) return false;
-    if (!*field) return any;
-    if ((*field)->type != WireType::Len || (*field)->number < 1 || (*field)->number > 4)
-      return false;
+  Status status = each_field(message, 0, [&](const Field& f) -> Status {
+    if (f.type != WireType::Len || f.number < 1 || f.number > 4)
+      return Error("not a TrainLineage field");
     any = true;
-  }
+    return std::nullopt;
+  });
+  return !status && any;
 }
 
 // `content`: whether the value holds anything of a kind we read (TensorFlow's obsolete histogram,
@@ -991,11 +926,11 @@ Status decode_value(const Field& f, Dialect dialect,
                     bool& content) {
   bool has_metadata = false;
   content = false;
-  CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
+  MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
     switch (x.number) {
       case 1:
-        MSDT_CHECK(want(x, WireType::Len, "Value.tag"));
-        v.tag = escape_invalid_utf8(as_view(x));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.tag"));
+        v.tag = escape_invalid_utf8(field_text(x));
         return std::nullopt;
       case 2:  // TF simple_value
         if (dialect == Dialect::TensorFlow && x.type == WireType::Fixed32) {
@@ -1012,13 +947,13 @@ Status decode_value(const Field& f, Dialect dialect,
         }
         return std::nullopt;
       case 4:
-        MSDT_CHECK(want(x, WireType::Len, "Value.image"));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.image"));
         content = true;
         v.kind = ValueKind::Image;
         return decode_image(x.bytes, x.payload_offset, v.image);
       case 5:  // TF histo
         if (dialect != Dialect::TensorFlow) return std::nullopt;
-        MSDT_CHECK(want(x, WireType::Len, "Value.histo"));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.histo"));
         content = true;
         v.kind = ValueKind::Histogram;
         return decode_tf_histogram(x.bytes, x.payload_offset, v.histogram);
@@ -1031,7 +966,7 @@ Status decode_value(const Field& f, Dialect dialect,
           return std::nullopt;
         });
       case 8:
-        MSDT_CHECK(want(x, WireType::Len, "Value.tensor"));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.tensor"));
         content = true;
         v.kind = ValueKind::Tensor;
         if (dialect == Dialect::TensorFlow)
@@ -1044,19 +979,19 @@ Status decode_value(const Field& f, Dialect dialect,
           return each_field(x.bytes, x.payload_offset, [&](const Field& m) -> Status {
             if (m.number == 1 && m.type == WireType::Len)
               return each_field(m.bytes, m.payload_offset, [&](const Field& p) -> Status {
-                if (p.number == 1 && p.type == WireType::Len) v.plugin = as_view(p);
+                if (p.number == 1 && p.type == WireType::Len) v.plugin = field_text(p);
                 return std::nullopt;
               });
             return std::nullopt;
           });
         }
-        MSDT_CHECK(want(x, WireType::Len, "Value.histogram"));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.histogram"));
         content = true;
         v.kind = ValueKind::Histogram;
         return decode_ms_histogram(x.bytes, x.payload_offset, v.histogram);
       case 10:
         if (dialect != Dialect::MindSpore) return std::nullopt;
-        MSDT_CHECK(want(x, WireType::Len, "Value.loss_landscape"));
+        MSDT_CHECK(expect_field(x, WireType::Len, "Value.loss_landscape"));
         content = true;
         v.kind = ValueKind::Landscape;
         v.landscape.emplace();
@@ -1082,20 +1017,20 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
   Event e;
   e.offset = base;
   if (dialect_ == Dialect::Lineage) e.kind = EventKind::Lineage;
-  CHECK_FIELDS(each_field(payload, base, [&](const Field& f) -> Status {
+  MSDT_CHECK_FIELDS(each_field(payload, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:
-        MSDT_CHECK(want(f, WireType::Fixed64, "Event.wall_time"));
+        MSDT_CHECK(expect_field(f, WireType::Fixed64, "Event.wall_time"));
         e.wall_time = as_double(f);
         return std::nullopt;
       case 2:
-        MSDT_CHECK(want(f, WireType::Varint, "Event.step"));
+        MSDT_CHECK(expect_field(f, WireType::Varint, "Event.step"));
         e.step = static_cast<int64_t>(f.value);
         return std::nullopt;
       case 3:
-        MSDT_CHECK(want(f, WireType::Len, "Event.version"));
+        MSDT_CHECK(expect_field(f, WireType::Len, "Event.version"));
         e.kind = EventKind::Version;
-        e.version = escape_invalid_utf8(as_view(f));
+        e.version = escape_invalid_utf8(field_text(f));
         return std::nullopt;
       default:
         break;
@@ -1108,7 +1043,7 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
           {10, {"user_defined_info", &kUserDefined}}};
       for (const auto& [number, part] : kParts) {
         if (number != f.number) continue;
-        MSDT_CHECK(want(f, WireType::Len, "LineageEvent." + std::string(part.first)));
+        MSDT_CHECK(expect_field(f, WireType::Len, "LineageEvent." + std::string(part.first)));
         MSDT_TRY(e.detail[std::string(part.first)],
                  message_json(f.bytes, f.payload_offset, *part.second, 0));
       }
@@ -1117,7 +1052,7 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
     if (dialect_ == Dialect::TensorFlow) {
       switch (f.number) {
         case 4:
-          MSDT_CHECK(want(f, WireType::Len, "Event.graph_def"));
+          MSDT_CHECK(expect_field(f, WireType::Len, "Event.graph_def"));
           e.kind = EventKind::Graph;
           e.graph = f.bytes;
           e.graph_offset = f.payload_offset;
@@ -1147,7 +1082,7 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
     } else {
       switch (f.number) {
         case 4:
-          MSDT_CHECK(want(f, WireType::Len, "Event.graph_def"));
+          MSDT_CHECK(expect_field(f, WireType::Len, "Event.graph_def"));
           e.kind = EventKind::Graph;
           e.graph = f.bytes;
           e.graph_offset = f.payload_offset;
@@ -1155,7 +1090,7 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
         case 5:
           break;
         case 6:
-          MSDT_CHECK(want(f, WireType::Len, "Event.explain"));
+          MSDT_CHECK(expect_field(f, WireType::Len, "Event.explain"));
           if (!explain_file_ && looks_like_train_lineage(f.bytes)) {
             e.kind = EventKind::Lineage;
             MSDT_TRY(e.detail["train_lineage"],
@@ -1167,7 +1102,7 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
           return std::nullopt;
         case 7:
         case 9: {  // 0.1-era lineage inside summary files
-          MSDT_CHECK(want(f, WireType::Len, "Event lineage"));
+          MSDT_CHECK(expect_field(f, WireType::Len, "Event lineage"));
           e.kind = EventKind::Lineage;
           if (f.number == 7) {
             MSDT_TRY(e.detail["evaluation_lineage"],
@@ -1183,12 +1118,12 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
       }
     }
     // Field 5: the summary.
-    MSDT_CHECK(want(f, WireType::Len, "Event.summary"));
+    MSDT_CHECK(expect_field(f, WireType::Len, "Event.summary"));
     e.kind = EventKind::Summary;
     if (!options.values) return std::nullopt;
     return each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
       if (v.number != 1) return std::nullopt;
-      MSDT_CHECK(want(v, WireType::Len, "Summary.value"));
+      MSDT_CHECK(expect_field(v, WireType::Len, "Summary.value"));
       Value& value = e.values.emplace_back();
       bool content = false;
       if (auto s = decode_value(v, dialect_, plugin_by_tag_, value, content))

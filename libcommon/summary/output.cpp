@@ -12,6 +12,7 @@
 #include "ir/graph_proto.h"
 #include "ir/report.h"
 #include "table/format.h"
+#include "tensor/element_values.h"
 #include "tensor/npy.h"
 #include "tensor/stats.h"
 
@@ -111,14 +112,10 @@ std::string tensor_dtype_text(const Tensor& t) {
   return std::string(dtype_name(t.stored));
 }
 
-struct TensorSummary {
-  std::optional<TensorStats> stats;
-};
-
-TensorSummary summarise(const Tensor& t) {
-  TensorSummary s;
-  if (t.strings.empty() && !t.bytes().empty()) s.stats = compute_stats(t.view());
-  return s;
+// Statistics of a numeric tensor with elements (libcommon's one-pass kernel).
+std::optional<TensorStats> tensor_stats(const Tensor& t) {
+  if (!t.strings.empty() || t.bytes().empty()) return std::nullopt;
+  return compute_stats(t.view());
 }
 
 std::string number_text(const std::optional<double>& v) {
@@ -146,12 +143,12 @@ std::string render_value(const Value& v) {
     case ValueKind::Tensor: {
       std::string out =
           fmt::format("{} {}", tensor_dtype_text(v.tensor), shape_text(v.tensor.dims));
-      TensorSummary s = summarise(v.tensor);
-      if (s.stats && s.stats->count)
-        out += fmt::format(" min={} max={} mean={}", number_text(s.stats->min),
-                           number_text(s.stats->max), number_text(s.stats->mean));
-      if (s.stats && (s.stats->nan || s.stats->pos_inf || s.stats->neg_inf))
-        out += fmt::format(" nan={} inf={}", s.stats->nan, s.stats->pos_inf + s.stats->neg_inf);
+      auto stats = tensor_stats(v.tensor);
+      if (stats && stats->count)
+        out += fmt::format(" min={} max={} mean={}", number_text(stats->min),
+                           number_text(stats->max), number_text(stats->mean));
+      if (stats && (stats->nan || stats->pos_inf || stats->neg_inf))
+        out += fmt::format(" nan={} inf={}", stats->nan, stats->pos_inf + stats->neg_inf);
       return out;
     }
     case ValueKind::Landscape: {
@@ -205,16 +202,15 @@ nlohmann::ordered_json value_json(const Value& v) {
       j["dtype"] = tensor_dtype_text(v.tensor);
       j["stored"] = std::string(dtype_name(v.tensor.stored));
       j["shape"] = v.tensor.dims;
-      TensorSummary s = summarise(v.tensor);
-      if (s.stats) {
-        j["count"] = s.stats->count;
-        j["min"] = s.stats->min ? nlohmann::ordered_json(*s.stats->min) : nullptr;
-        j["max"] = s.stats->max ? nlohmann::ordered_json(*s.stats->max) : nullptr;
-        j["mean"] = s.stats->mean ? nlohmann::ordered_json(*s.stats->mean) : nullptr;
-        j["std"] = s.stats->std ? nlohmann::ordered_json(*s.stats->std) : nullptr;
-        j["nan"] = s.stats->nan;
-        j["pos_inf"] = s.stats->pos_inf;
-        j["neg_inf"] = s.stats->neg_inf;
+      if (auto stats = tensor_stats(v.tensor)) {
+        j["count"] = stats->count;
+        j["min"] = stats->min ? nlohmann::ordered_json(*stats->min) : nullptr;
+        j["max"] = stats->max ? nlohmann::ordered_json(*stats->max) : nullptr;
+        j["mean"] = stats->mean ? nlohmann::ordered_json(*stats->mean) : nullptr;
+        j["std"] = stats->std ? nlohmann::ordered_json(*stats->std) : nullptr;
+        j["nan"] = stats->nan;
+        j["pos_inf"] = stats->pos_inf;
+        j["neg_inf"] = stats->neg_inf;
       }
       return j;
     }
@@ -553,33 +549,11 @@ void Plotter::event(const Source& source, const Event& e) {
       h.title = fmt::format("{} (step {})", v.tag, e.step.value_or(0));
       h.rows = v.tensor.dims[0];
       h.cols = v.tensor.dims[1];
-      TensorView view = v.tensor.view();
       uint64_t n = h.rows * h.cols;
       if (n > (uint64_t{1} << 24)) continue;  // too large to draw cell by cell
+      if (!has_real_values(v.tensor.stored)) continue;
       h.values.resize(n);
-      Tensor one;
-      one.stored = view.dtype;
-      size_t width = *dtype_bytes(view.dtype, 1);
-      for (uint64_t i = 0; i < n; ++i) {
-        double x = NAN;
-        if (view.dtype == DType::Float32) {
-          float f;
-          std::memcpy(&f, view.data.data() + i * 4, 4);
-          x = f;
-        } else if (view.dtype == DType::Float64) {
-          std::memcpy(&x, view.data.data() + i * 8, 8);
-        } else if (view.dtype == DType::Int32) {
-          int32_t k;
-          std::memcpy(&k, view.data.data() + i * 4, 4);
-          x = k;
-        } else if (view.dtype == DType::Int64) {
-          int64_t k;
-          std::memcpy(&k, view.data.data() + i * 8, 8);
-          x = static_cast<double>(k);
-        }
-        (void)width;
-        h.values[i] = x;
-      }
+      if (elements_to_double(v.tensor.view(), 0, n, h.values.data())) continue;
       tensors_[v.tag] = std::move(h);
     }
   }

@@ -183,14 +183,12 @@ class Scanner {
       return;
     }
     read_bytes(t, in->bytes());
-    stdin_inputs_.push_back(std::move(*in));
   }
 
   const ScanOptions& options_;
   const EventSink& sink_;
   Diagnostics& diagnostics_;
   std::vector<Run> runs_;
-  std::vector<MappedFile> stdin_inputs_;
 };
 
 }  // namespace
