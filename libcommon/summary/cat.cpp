@@ -7,18 +7,15 @@ namespace msdt::summary {
 int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnostics) {
   std::optional<ValueLister> values;
   std::optional<TagTable> tags;
-  std::optional<ScalarLister> scalars;
   std::optional<Exporter> exporter;
   std::optional<Plotter> plotter;
   switch (options.view) {
     case View::Values:
-      values.emplace(options.list, options.selection, out);
+    case View::Scalars:
+      values.emplace(options.list, options.selection, options.view == View::Scalars, out);
       break;
     case View::Tags:
       tags.emplace(options.list, options.selection, out);
-      break;
-    case View::Scalars:
-      scalars.emplace(options.list, options.selection, out);
       break;
     case View::None:
       break;
@@ -34,14 +31,12 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
       [&](const Source& source, const Event& event) {
         if (values) values->event(source, event);
         if (tags) tags->event(source, event);
-        if (scalars) scalars->event(source, event);
         if (exporter) exporter->event(source, event);
         if (plotter) plotter->event(source, event);
       },
       diagnostics);
   if (values) values->finish();
   if (tags) tags->finish();
-  if (scalars) scalars->finish();
   if (exporter) exporter->finish();
   if (plotter) plotter->finish();
   return diagnostics.exit_code();

@@ -62,10 +62,28 @@ Status append_elements(const Field& f, WireType element_wire, std::vector<std::b
 
 // Elements that lie packed in one field are kept as a view; anything else is gathered.
 struct ElementField {
-  int number = 0;
+  uint32_t number = 0;
   DType dtype = DType::Float32;
   WireType wire = WireType::Fixed32;
 };
+
+// The typed element fields of anf_ir's TensorProto (spec §6.2) and TensorFlow's (§15.2).
+constexpr ElementField kAnfElements[] = {{3, DType::Float32, WireType::Fixed32},
+                                         {4, DType::Int32, WireType::Varint},
+                                         {5, DType::Int64, WireType::Varint},
+                                         {6, DType::Float64, WireType::Fixed64},
+                                         {7, DType::UInt64, WireType::Varint}};
+constexpr ElementField kTfElements[] = {
+    {5, DType::Float32, WireType::Fixed32}, {6, DType::Float64, WireType::Fixed64},
+    {7, DType::Int32, WireType::Varint},    {10, DType::Int64, WireType::Varint},
+    {11, DType::Bool, WireType::Varint},    {13, DType::Float16, WireType::Varint},
+    {16, DType::UInt32, WireType::Varint},  {17, DType::UInt64, WireType::Varint}};
+
+const ElementField* element_field(std::span<const ElementField> table, uint32_t number) {
+  for (const ElementField& e : table)
+    if (e.number == number) return &e;
+  return nullptr;
+}
 
 class TensorBuilder {
  public:
@@ -153,21 +171,13 @@ Status decode_anf_tensor(Bytes message, uint64_t base, Tensor& t) {
         data_type = f.value;
         typed = true;
         return std::nullopt;
-      case 3:
-        return builder.add(f, {3, DType::Float32, WireType::Fixed32});
-      case 4:
-        return builder.add(f, {4, DType::Int32, WireType::Varint});
-      case 5:
-        return builder.add(f, {5, DType::Int64, WireType::Varint});
-      case 6:
-        return builder.add(f, {6, DType::Float64, WireType::Fixed64});
-      case 7:
-        return builder.add(f, {7, DType::UInt64, WireType::Varint});
       case 8:
         MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.raw_data"));
         builder.raw(f);
         return std::nullopt;
       default:
+        if (const ElementField* e = element_field(kAnfElements, f.number))
+          return builder.add(f, *e);
         return std::nullopt;
     }
   }));
@@ -219,27 +229,12 @@ Status decode_tf_tensor(Bytes message, uint64_t base, Tensor& t) {
         MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.tensor_content"));
         builder.raw(f);
         return std::nullopt;
-      case 5:
-        return builder.add(f, {5, DType::Float32, WireType::Fixed32});
-      case 6:
-        return builder.add(f, {6, DType::Float64, WireType::Fixed64});
-      case 7:
-        return builder.add(f, {7, DType::Int32, WireType::Varint});
       case 8:
         MSDT_CHECK(expect_field(f, WireType::Len, "TensorProto.string_val"));
         t.strings.emplace_back(field_text(f));
         return std::nullopt;
-      case 10:
-        return builder.add(f, {10, DType::Int64, WireType::Varint});
-      case 11:
-        return builder.add(f, {11, DType::Bool, WireType::Varint});
-      case 13:
-        return builder.add(f, {13, DType::Float16, WireType::Varint});
-      case 16:
-        return builder.add(f, {16, DType::UInt32, WireType::Varint});
-      case 17:
-        return builder.add(f, {17, DType::UInt64, WireType::Varint});
       default:
+        if (const ElementField* e = element_field(kTfElements, f.number)) return builder.add(f, *e);
         return std::nullopt;
     }
   }));

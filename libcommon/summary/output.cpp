@@ -248,22 +248,40 @@ table::Cell step_cell(const Event& e) { return e.step ? table::Cell(*e.step) : t
 
 }  // namespace
 
-ValueLister::ValueLister(const ListOptions& options, const Selection& selection, std::ostream& out)
+namespace {
+
+table::Schema lister_schema(const ListOptions& options, bool scalars_only) {
+  // parse_summary's title names the unit; JSON keeps the plain key.
+  std::string wall_time = scalars_only && options.format != table::Format::Json
+                              ? "wall_time (unit: seconds)"
+                              : "wall_time";
+  std::vector<std::string> columns =
+      scalars_only ? std::vector<std::string>{"tag", "step", wall_time, "value"}
+                   : std::vector<std::string>{"step", wall_time, "tag", "kind", "value"};
+  return table::Schema({"run", "file", "step", wall_time, "tag", "kind", "value"},
+                       with_run(options.show_run, std::move(columns)));
+}
+
+}  // namespace
+
+ValueLister::ValueLister(const ListOptions& options, const Selection& selection, bool scalars_only,
+                         std::ostream& out)
     : options_(options),
       selection_(selection),
-      schema_({"run", "file", "step", "wall_time", "tag", "kind", "value"},
-              with_run(options.show_run, {"step", "wall_time", "tag", "kind", "value"})),
+      scalars_only_(scalars_only),
+      schema_(lister_schema(options, scalars_only)),
       sink_(table::make_sink(options.format, schema_, options.header, out)) {}
 
 void ValueLister::event(const Source& source, const Event& e) {
   for (const Value& v : e.values) {
-    if (!selection_.matches(e, v)) continue;
+    if ((scalars_only_ && v.kind != ValueKind::Scalar) || !selection_.matches(e, v)) continue;
     table::Cell value;
-    if (options_.format == table::Format::Json)
-      value = v.kind == ValueKind::Scalar ? table::Cell(v.scalar)
-                                          : table::Cell(table::Composite{"", value_json(v)});
+    if (v.kind == ValueKind::Scalar)
+      value = v.scalar;
+    else if (options_.format == table::Format::Json)
+      value = table::Composite{"", value_json(v)};
     else
-      value = v.kind == ValueKind::Scalar ? table::Cell(v.scalar) : table::Cell(render_value(v));
+      value = render_value(v);
     sink_->row({source.run, source.file, step_cell(e), e.wall_time, v.tag,
                 std::string(value_kind_name(v.kind)), std::move(value)});
   }
@@ -271,66 +289,38 @@ void ValueLister::event(const Source& source, const Event& e) {
 
 void ValueLister::finish() { sink_->finish(); }
 
-ScalarLister::ScalarLister(const ListOptions& options, const Selection& selection,
-                           std::ostream& out)
-    : options_(options),
-      selection_(selection),
-      schema_(
-          options.format == table::Format::Json
-              ? std::vector<std::string>{"run", "file", "step", "wall_time", "tag", "kind", "value"}
-              : std::vector<std::string>{"run", "file", "tag", "step", "wall_time (unit: seconds)",
-                                         "kind", "value"},
-          with_run(
-              options.show_run,
-              {"tag", "step",
-               options.format == table::Format::Json ? "wall_time" : "wall_time (unit: seconds)",
-               "value"})),
-      sink_(table::make_sink(options.format, schema_, options.header, out)) {}
-
-void ScalarLister::event(const Source& source, const Event& e) {
-  for (const Value& v : e.values) {
-    if (v.kind != ValueKind::Scalar || !selection_.matches(e, v)) continue;
-    if (options_.format == table::Format::Json)
-      sink_->row({source.run, source.file, step_cell(e), e.wall_time, v.tag, std::string("scalar"),
-                  v.scalar});
-    else
-      sink_->row({source.run, source.file, v.tag, step_cell(e), e.wall_time, std::string("scalar"),
-                  v.scalar});
-  }
-}
-
-void ScalarLister::finish() { sink_->finish(); }
-
 TagTable::TagTable(const ListOptions& options, const Selection& selection, std::ostream& out)
     : options_(options), selection_(selection), out_(out) {}
 
 void TagTable::event(const Source& source, const Event& e) {
   for (const Value& v : e.values) {
     if (!selection_.matches(e, v)) continue;
-    auto key = std::make_tuple(source.run, v.tag, v.kind);
-    auto [it, added] = index_.try_emplace(key, entries_.size());
-    if (added) {
+    auto key = std::make_tuple(std::string_view(source.run), std::string_view(v.tag), v.kind);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      it = index_.emplace(std::make_tuple(source.run, v.tag, v.kind), entries_.size()).first;
       Entry& entry = entries_.emplace_back();
       entry.run = source.run;
       entry.tag = v.tag;
       entry.kind = v.kind;
     }
     Entry& entry = entries_[it->second];
-    std::string shown = render_value(v);
-    nlohmann::ordered_json json =
-        options_.format == table::Format::Json ? value_json(v) : nlohmann::ordered_json();
     if (entry.steps == 0) {
       entry.first_step = e.step;
-      entry.first_value = shown;
-      entry.first_json = json;
+      entry.first = shown(v);
     }
     if (entry.steps && e.step && entry.last_step && *e.step < *entry.last_step)
       ++entry.out_of_order;
     ++entry.steps;
     entry.last_step = e.step;
-    entry.last_value = std::move(shown);
-    entry.last_json = std::move(json);
+    entry.last = shown(v);
   }
+}
+
+TagTable::Shown TagTable::shown(const Value& v) const {
+  if (v.kind == ValueKind::Scalar) return Shown{v.scalar, {}, {}};
+  return Shown{0, render_value(v),
+               options_.format == table::Format::Json ? value_json(v) : nlohmann::ordered_json()};
 }
 
 void TagTable::finish() {
@@ -341,11 +331,12 @@ void TagTable::finish() {
   auto sink = table::make_sink(options_.format, schema, options_.header, out_);
   auto opt = [](const std::optional<int64_t>& v) { return v ? table::Cell(*v) : table::Cell(); };
   for (const Entry& e : entries_) {
-    table::Cell first = e.first_value, last = e.last_value;
-    if (options_.format == table::Format::Json) {
-      first = table::Composite{e.first_value, e.first_json};
-      last = table::Composite{e.last_value, e.last_json};
-    }
+    auto cell = [&](const Shown& s) -> table::Cell {
+      if (e.kind == ValueKind::Scalar) return s.scalar;
+      if (options_.format == table::Format::Json) return table::Composite{s.text, s.json};
+      return s.text;
+    };
+    table::Cell first = cell(e.first), last = cell(e.last);
     sink->row({e.run, e.tag, std::string(value_kind_name(e.kind)), e.steps, opt(e.first_step),
                opt(e.last_step), std::move(first), std::move(last), e.out_of_order});
   }
@@ -358,7 +349,6 @@ struct Exporter::RunFiles {
   fs::path dir;
   std::optional<OpenDirectory> root, image, tensor, histogram;
   std::string scalars = "tag,step,wall_time (unit: seconds),value\r\n";
-  bool any_scalar = false;
   std::map<std::string, std::string> histograms;  // tag → CSV text
   std::vector<std::string> histogram_order;
   std::optional<ir::Module> graph;
@@ -453,7 +443,6 @@ void Exporter::event(const Source& source, const Event& e) {
     if (!selection_.matches(e, v)) continue;
     switch (v.kind) {
       case ValueKind::Scalar:
-        r.any_scalar = true;
         r.scalars += fmt::format("{},{},{},{}\r\n", table::escape_csv(v.tag),
                                  e.step ? std::to_string(*e.step) : "", python_float(e.wall_time),
                                  python_float(v.scalar));

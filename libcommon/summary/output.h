@@ -55,31 +55,20 @@ struct ListOptions {
   bool show_run = false;
 };
 
-// The default view: one line per value.
+// The default view, one line per value: step, wall_time, tag, kind, value. With
+// `scalars_only` (--scalars), scalar rows under MindInsight's parse_summary header: tag, step,
+// wall_time (unit: seconds), value. Run and file join in JSON, run with --runs.
 class ValueLister {
  public:
-  ValueLister(const ListOptions& options, const Selection& selection, std::ostream& out);
+  ValueLister(const ListOptions& options, const Selection& selection, bool scalars_only,
+              std::ostream& out);
   void event(const Source& source, const Event& event);
   void finish();
 
  private:
   ListOptions options_;
   const Selection& selection_;
-  table::Schema schema_;
-  std::unique_ptr<table::Sink> sink_;
-};
-
-// --scalars: tag, step, wall_time (unit: seconds), value (MindInsight's parse_summary header);
-// run and file join in JSON, run with --runs.
-class ScalarLister {
- public:
-  ScalarLister(const ListOptions& options, const Selection& selection, std::ostream& out);
-  void event(const Source& source, const Event& event);
-  void finish();
-
- private:
-  ListOptions options_;
-  const Selection& selection_;
+  bool scalars_only_;
   table::Schema schema_;
   std::unique_ptr<table::Sink> sink_;
 };
@@ -93,19 +82,26 @@ class TagTable {
   void finish();
 
  private:
+  // A value as the table will show it: scalars kept as numbers and spelled once, at the end;
+  // other kinds rendered when seen (their bytes are gone by then).
+  struct Shown {
+    double scalar = 0;
+    std::string text;
+    nlohmann::ordered_json json;
+  };
+  Shown shown(const Value& value) const;
   struct Entry {
     std::string run, tag;
     ValueKind kind = ValueKind::Scalar;
     uint64_t steps = 0, out_of_order = 0;
     std::optional<int64_t> first_step, last_step;
-    std::string first_value, last_value;
-    nlohmann::ordered_json first_json, last_json;
+    Shown first, last;
   };
   ListOptions options_;
   const Selection& selection_;
   std::ostream& out_;
   std::vector<Entry> entries_;
-  std::map<std::tuple<std::string, std::string, ValueKind>, size_t> index_;
+  std::map<std::tuple<std::string, std::string, ValueKind>, size_t, std::less<>> index_;
 };
 
 // --export DIR: scalar.csv (parse_summary's: CRLF, Python floats), image/<tag>_<step>.png,

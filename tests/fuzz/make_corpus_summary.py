@@ -8,6 +8,9 @@
 import os
 import struct
 
+# The protobuf encoding is the graph corpus's (same folder).
+from make_corpus_graph_proto import field_bytes as ld, varint
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDS = os.path.join(HERE, "corpus", "summary_record")
 EVENTS = os.path.join(HERE, "corpus", "summary_event")
@@ -32,21 +35,8 @@ def record(payload):
     return length + struct.pack("<I", masked(length)) + payload + struct.pack("<I", masked(payload))
 
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
 def key(field, wire):
     return varint((field << 3) | wire)
-
-
-def ld(field, data):
-    return key(field, 2) + varint(len(data)) + data
 
 
 def f32(field, v):
