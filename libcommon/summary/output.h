@@ -101,7 +101,20 @@ class TagTable {
   const Selection& selection_;
   std::ostream& out_;
   std::vector<Entry> entries_;
-  std::map<std::tuple<std::string, std::string, ValueKind>, size_t, std::less<>> index_;
+  using Key = std::tuple<std::string, std::string, ValueKind>;  // run, tag, kind
+  // Looked up with views, so that a value already seen copies no string.
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) < view(b);
+    }
+    template <class K>
+    static std::tuple<std::string_view, std::string_view, ValueKind> view(const K& k) {
+      return {std::get<0>(k), std::get<1>(k), std::get<2>(k)};
+    }
+  };
+  std::map<Key, size_t, KeyLess> index_;
 };
 
 // --export DIR: scalar.csv (parse_summary's: CRLF, Python floats), image/<tag>_<step>.png,
