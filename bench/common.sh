@@ -110,3 +110,18 @@ flat() {
         print (b <= s * 1.25 || b - s <= 64) ? "PASS" : "MISS" }'
 }
 gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
+
+# keep_best KEY WALL: after a run of KEY that took WALL seconds, keeps the fastest wall time (with
+# the run's CPU time) and the largest peak RSS seen, in the caller's associative arrays
+# best_wall, best_cpu and peak_rss.
+keep_best() {
+    local key=$1 wall=$2
+    if [[ -z ${best_wall[$key]:-} ]] ||
+        awk -v a="$wall" -v b="${best_wall[$key]}" 'BEGIN { exit !(a < b) }'; then
+        best_wall[$key]=$wall
+        best_cpu[$key]=$cpu
+    fi
+    if [[ -z ${peak_rss[$key]:-} ]] || ((rss_mb > peak_rss[$key])); then
+        peak_rss[$key]=$rss_mb
+    fi
+}

@@ -69,14 +69,7 @@ measure() {
             break
         fi
         failed=$before
-        if [[ -z ${best_wall[$key]:-} ]] ||
-            awk -v a="$wall" -v b="${best_wall[$key]}" 'BEGIN { exit !(a < b) }'; then
-            best_wall[$key]=$wall
-            best_cpu[$key]=$cpu
-        fi
-        if [[ -z ${peak_rss[$key]:-} ]] || ((rss_mb > peak_rss[$key])); then
-            peak_rss[$key]=$rss_mb
-        fi
+        keep_best "$key" "$wall"
     done
 }
 

@@ -38,6 +38,7 @@ complete -c summary-cat -l height -x -d 'Plot panel height in pixels (150-4000, 
 complete -c summary-cat -s f -l follow -d 'Keep reading as the files grow and new files appear'
 complete -c summary-cat -l no-crc -d 'Do not verify record CRCs (checked only when decoding fails)'
 complete -c summary-cat -l strict -d 'A truncated record at the end is an error'
+complete -c summary-cat -s j -l jobs -x -d 'Threads checking and decoding records (default: all cores)'
 complete -c summary-cat -l max-record -x -d 'Refuse records longer than this many bytes (default 2147483647)'
 complete -c summary-cat -s h -l help -d 'Print the usage and exit'
 complete -c summary-cat -l version -d 'Print the version and exit'

@@ -27,6 +27,8 @@ class ByteReader {
   // A reader over the next n bytes, keeping absolute offsets.
   Expected<ByteReader> sub_reader(uint64_t n);
   Status skip(uint64_t n);
+  // Moves on by n bytes that the caller has checked are there (n <= remaining()).
+  void advance(uint64_t n) { pos_ += n; }
   Expected<uint8_t> u8();
   Expected<uint16_t> u16le();
   Expected<uint32_t> u32le();

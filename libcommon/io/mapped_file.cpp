@@ -201,6 +201,14 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 
 MappedFile::~MappedFile() { release(); }
 
+void MappedFile::drop_pages(uint64_t offset, uint64_t length) const {
+  if (!mapped_ || offset >= size_) return;
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t begin = (offset + page - 1) / page * page;
+  uint64_t end = std::min(offset + length, size_) / page * page;
+  if (end > begin) ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
 void MappedFile::release() {
   if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);

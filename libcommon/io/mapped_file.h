@@ -45,6 +45,11 @@ class MappedFile {
 
   Bytes bytes() const { return {data_, size_}; }
   uint64_t size() const { return size_; }
+  // Gives back the memory of the pages wholly inside [offset, offset + length) once a one-pass
+  // reader is done with them, so that reading a file larger than memory keeps the resident set
+  // flat. Mapped files only (a no-op for contents read into memory); the bytes stay readable:
+  // touched again, they are read from the file again.
+  void drop_pages(uint64_t offset, uint64_t length) const;
   // The open descriptor, for in-kernel copies; -1 for stdin contents.
   int fd() const { return fd_; }
 

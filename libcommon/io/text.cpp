@@ -102,6 +102,9 @@ std::string quote_for_message(std::string_view text, size_t max_shown) {
 }
 
 std::string escape_invalid_utf8(std::string_view text) {
+  // Most texts are ASCII: copied whole.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<uint8_t>(c) < 0x80; }))
+    return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {

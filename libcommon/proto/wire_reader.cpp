@@ -207,9 +207,4 @@ Status expect_type(const Field& field, WireType type) {
                                       wire_type_name(type), wire_type_name(field.type)));
 }
 
-Status expect_field(const Field& field, WireType type, std::string_view what) {
-  if (auto e = expect_type(field, type)) return std::move(*e).with_context(what);
-  return std::nullopt;
-}
-
 }  // namespace msdt::proto

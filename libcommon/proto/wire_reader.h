@@ -2,7 +2,10 @@
 // this only splits a message into fields, and every error carries the absolute byte offset.
 #pragma once
 
+#include <endian.h>
+
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -36,9 +39,82 @@ class WireReader {
   // The next field, or nullopt at the end of the message. Groups are returned whole (their
   // contents in `bytes`) so that callers can skip them like any unknown field.
   Expected<std::optional<Field>> next();
+  // The next field when it has the common shape: a one-byte tag (fields 1-15) of a scalar or
+  // length-delimited field, lying whole in the message, varints of at most 9 bytes. Returns
+  // false, leaving the reader where it was, for anything else (the end, other shapes, damage):
+  // next() then reads the field or says what is wrong. Inline, as the loop of every decoder
+  // spends most of its time here.
+  bool next_simple(Field& field) {
+    const Bytes rest = in_.rest();
+    const auto* p = reinterpret_cast<const uint8_t*>(rest.data());
+    const size_t n = rest.size();
+    if (n == 0 || p[0] >= 0x80 || p[0] < 8) return false;
+    const uint8_t tag = p[0];
+    size_t used = 1;
+    uint64_t value = 0;
+    Bytes bytes;
+    uint64_t payload_offset = 0;
+    switch (tag & 7) {
+      case 0:
+        if (!simple_varint(p, n, used, value)) return false;
+        break;
+      case 1:
+        if (n < 9) return false;
+        value = load_le<uint64_t>(p + 1);
+        used = 9;
+        break;
+      case 5:
+        if (n < 5) return false;
+        value = load_le<uint32_t>(p + 1);
+        used = 5;
+        break;
+      case 2: {
+        uint64_t length = 0;
+        if (!simple_varint(p, n, used, length) || length > n - used) return false;
+        payload_offset = in_.offset() + used;
+        bytes = rest.subspan(used, length);
+        used += length;
+        break;
+      }
+      default:
+        return false;
+    }
+    field.number = tag >> 3;
+    field.type = static_cast<WireType>(tag & 7);
+    field.value = value;
+    field.bytes = bytes;
+    field.offset = in_.offset();
+    field.payload_offset = payload_offset;
+    in_.advance(used);
+    return true;
+  }
   uint64_t offset() const { return in_.offset(); }
 
  private:
+  // A varint at p[used] of at most 9 bytes within p[0, n): its value, `used` moved past it.
+  static bool simple_varint(const uint8_t* p, size_t n, size_t& used, uint64_t& value) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 9 && used + i < n; ++i) {
+      const uint8_t byte = p[used + i];
+      v |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+      if ((byte & 0x80) == 0) {
+        used += i + 1;
+        value = v;
+        return true;
+      }
+    }
+    return false;
+  }
+  template <class T>
+  static T load_le(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    if constexpr (sizeof(T) == 8)
+      return le64toh(v);
+    else
+      return le32toh(v);
+  }
+
   ByteReader in_;
 };
 
@@ -52,7 +128,10 @@ Status append_varints(const Field& field, std::vector<uint64_t>& out);
 Status expect_type(const Field& field, WireType type);
 
 // expect_type with `what` (the message and field, "NodeProto.name") in front of its message.
-Status expect_field(const Field& field, WireType type, std::string_view what);
+inline Status expect_field(const Field& field, WireType type, std::string_view what) {
+  if (field.type == type) return std::nullopt;
+  return (*expect_type(field, type)).with_context(what);
+}
 
 // A length-delimited field's bytes as text (a view into the message).
 inline std::string_view field_text(const Field& field) {
@@ -64,10 +143,14 @@ inline std::string_view field_text(const Field& field) {
 template <class Visit>
 Status each_field(Bytes message, uint64_t base, Visit&& visit) {
   WireReader reader(message, base);
+  Field field;
   while (true) {
-    MSDT_TRY(auto field, reader.next());
-    if (!field) return std::nullopt;
-    MSDT_CHECK(visit(*field));
+    if (!reader.next_simple(field)) {
+      MSDT_TRY(auto other, reader.next());
+      if (!other) return std::nullopt;
+      field = *other;
+    }
+    MSDT_CHECK(visit(field));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "summary/cat.h"
 
 #include <optional>
+#include <ostream>
 
 namespace msdt::summary {
 
@@ -26,8 +27,10 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
   if (!p.scalars.empty() || !p.histograms.empty() || !p.tensors.empty())
     plotter.emplace(p, options.selection, diagnostics);
 
+  ScanOptions scan_options = options.scan;
+  scan_options.idle = [&] { out.flush(); };
   scan(
-      options.inputs, options.scan,
+      options.inputs, scan_options,
       [&](const Source& source, const Event& event) {
         if (values) values->event(source, event);
         if (tags) tags->event(source, event);

@@ -461,7 +461,7 @@ std::optional<std::vector<double>> as_doubles(const Tensor& t, uint64_t count) {
 // A TensorFlow tensor value that a plugin gives a meaning: scalars, text, histograms (rank 2,
 // rows of left, right, count), images (strings: width, height, encoded images…).
 void interpret_tf_tensor(Value& v) {
-  const Tensor& t = v.tensor;
+  const Tensor& t = *v.tensor;
   if (!t.strings.empty() || t.declared_name == "string") {
     if (v.plugin == "images" && t.strings.size() >= 3) {
       v.kind = ValueKind::Image;
@@ -490,11 +490,12 @@ void interpret_tf_tensor(Value& v) {
     v.kind = ValueKind::Histogram;
     for (uint64_t r = 0; r < t.dims[0]; ++r) {
       double lo = cells[3 * r], hi = cells[3 * r + 1], c = cells[3 * r + 2];
-      v.histogram.buckets.push_back({lo, hi - lo, c});
+      v.histogram.edit().buckets.push_back({lo, hi - lo, c});
     }
-    if (!v.histogram.buckets.empty()) {
-      v.histogram.min = v.histogram.buckets.front().left;
-      v.histogram.max = v.histogram.buckets.back().left + v.histogram.buckets.back().width;
+    if (!v.histogram->buckets.empty()) {
+      Histogram& h = v.histogram.edit();
+      h.min = h.buckets.front().left;
+      h.max = h.buckets.back().left + h.buckets.back().width;
     }
   }
 }
@@ -951,13 +952,13 @@ Status decode_value(const Field& f, Dialect dialect,
         MSDT_CHECK(expect_field(x, WireType::Len, "Value.histo"));
         content = true;
         v.kind = ValueKind::Histogram;
-        return decode_tf_histogram(x.bytes, x.payload_offset, v.histogram);
+        return decode_tf_histogram(x.bytes, x.payload_offset, v.histogram.edit());
       case 6:  // TF audio
         if (dialect != Dialect::TensorFlow || x.type != WireType::Len) return std::nullopt;
         content = true;
         v.kind = ValueKind::Audio;
         return each_field(x.bytes, x.payload_offset, [&](const Field& a) -> Status {
-          if (a.number == 4 && a.type == WireType::Len) v.tensor.data = a.bytes;
+          if (a.number == 4 && a.type == WireType::Len) v.tensor.edit().data = a.bytes;
           return std::nullopt;
         });
       case 8:
@@ -965,8 +966,8 @@ Status decode_value(const Field& f, Dialect dialect,
         content = true;
         v.kind = ValueKind::Tensor;
         if (dialect == Dialect::TensorFlow)
-          return decode_tf_tensor(x.bytes, x.payload_offset, v.tensor);
-        return decode_anf_tensor(x.bytes, x.payload_offset, v.tensor);
+          return decode_tf_tensor(x.bytes, x.payload_offset, v.tensor.edit());
+        return decode_anf_tensor(x.bytes, x.payload_offset, v.tensor.edit());
       case 9:
         if (dialect == Dialect::TensorFlow) {  // SummaryMetadata
           if (x.type != WireType::Len) return std::nullopt;
@@ -983,14 +984,13 @@ Status decode_value(const Field& f, Dialect dialect,
         MSDT_CHECK(expect_field(x, WireType::Len, "Value.histogram"));
         content = true;
         v.kind = ValueKind::Histogram;
-        return decode_ms_histogram(x.bytes, x.payload_offset, v.histogram);
+        return decode_ms_histogram(x.bytes, x.payload_offset, v.histogram.edit());
       case 10:
         if (dialect != Dialect::MindSpore) return std::nullopt;
         MSDT_CHECK(expect_field(x, WireType::Len, "Value.loss_landscape"));
         content = true;
         v.kind = ValueKind::Landscape;
-        v.landscape.emplace();
-        return decode_landscape(x.bytes, x.payload_offset, *v.landscape);
+        return decode_landscape(x.bytes, x.payload_offset, v.landscape.edit());
       default:
         return std::nullopt;
     }
@@ -1116,6 +1116,14 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
     MSDT_CHECK(expect_field(f, WireType::Len, "Event.summary"));
     e.kind = EventKind::Summary;
     if (!options.values) return std::nullopt;
+    // Room for every value at once: a Value is large, and moving the ones already decoded each
+    // time the vector grows costs more than this count.
+    size_t count = 0;
+    (void)each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
+      count += v.number == 1;
+      return std::nullopt;
+    });
+    e.values.reserve(count);
     return each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
       if (v.number != 1) return std::nullopt;
       MSDT_CHECK(expect_field(v, WireType::Len, "Summary.value"));

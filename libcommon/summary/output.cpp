@@ -132,7 +132,7 @@ std::string render_value(const Value& v) {
       return fmt::format("{} {}x{}, {}", image_format(v.image.encoded), v.image.width,
                          v.image.height, size_text(v.image.encoded.size()));
     case ValueKind::Histogram: {
-      const Histogram& h = v.histogram;
+      const Histogram& h = *v.histogram;
       std::string out =
           fmt::format("[{}, {}] n={}, {} buckets", number_text(h.min), number_text(h.max),
                       table::format_double(h.total()), h.buckets.size());
@@ -142,8 +142,8 @@ std::string render_value(const Value& v) {
     }
     case ValueKind::Tensor: {
       std::string out =
-          fmt::format("{} {}", tensor_dtype_text(v.tensor), shape_text(v.tensor.dims));
-      auto stats = tensor_stats(v.tensor);
+          fmt::format("{} {}", tensor_dtype_text(*v.tensor), shape_text(v.tensor->dims));
+      auto stats = tensor_stats(*v.tensor);
       if (stats && stats->count)
         out += fmt::format(" min={} max={} mean={}", number_text(stats->min),
                            number_text(stats->max), number_text(stats->mean));
@@ -163,12 +163,12 @@ std::string render_value(const Value& v) {
     }
     case ValueKind::Text: {
       std::string joined;
-      for (size_t i = 0; i < v.tensor.strings.size(); ++i)
-        joined += (i ? " | " : "") + escape_invalid_utf8(v.tensor.strings[i]);
+      for (size_t i = 0; i < v.tensor->strings.size(); ++i)
+        joined += (i ? " | " : "") + escape_invalid_utf8(v.tensor->strings[i]);
       return joined;
     }
     case ValueKind::Audio:
-      return fmt::format("audio, {}", size_text(v.tensor.data.size()));
+      return fmt::format("audio, {}", size_text(v.tensor->data.size()));
   }
   return "";
 }
@@ -186,7 +186,7 @@ nlohmann::ordered_json value_json(const Value& v) {
       j["bytes"] = v.image.encoded.size();
       return j;
     case ValueKind::Histogram: {
-      const Histogram& h = v.histogram;
+      const Histogram& h = *v.histogram;
       j["min"] = h.min ? nlohmann::ordered_json(*h.min) : nullptr;
       j["max"] = h.max ? nlohmann::ordered_json(*h.max) : nullptr;
       j["sum"] = h.sum ? nlohmann::ordered_json(*h.sum) : nullptr;
@@ -199,10 +199,10 @@ nlohmann::ordered_json value_json(const Value& v) {
       return j;
     }
     case ValueKind::Tensor: {
-      j["dtype"] = tensor_dtype_text(v.tensor);
-      j["stored"] = std::string(dtype_name(v.tensor.stored));
-      j["shape"] = v.tensor.dims;
-      if (auto stats = tensor_stats(v.tensor)) {
+      j["dtype"] = tensor_dtype_text(*v.tensor);
+      j["stored"] = std::string(dtype_name(v.tensor->stored));
+      j["shape"] = v.tensor->dims;
+      if (auto stats = tensor_stats(*v.tensor)) {
         j["count"] = stats->count;
         j["min"] = stats->min ? nlohmann::ordered_json(*stats->min) : nullptr;
         j["max"] = stats->max ? nlohmann::ordered_json(*stats->max) : nullptr;
@@ -225,11 +225,11 @@ nlohmann::ordered_json value_json(const Value& v) {
     }
     case ValueKind::Text: {
       auto& list = j = nlohmann::ordered_json::array();
-      for (const std::string& s : v.tensor.strings) list.push_back(escape_invalid_utf8(s));
+      for (const std::string& s : v.tensor->strings) list.push_back(escape_invalid_utf8(s));
       return j;
     }
     case ValueKind::Audio:
-      j["bytes"] = v.tensor.data.size();
+      j["bytes"] = v.tensor->data.size();
       return j;
   }
   return j;
@@ -293,34 +293,46 @@ TagTable::TagTable(const ListOptions& options, const Selection& selection, std::
     : options_(options), selection_(selection), out_(out) {}
 
 void TagTable::event(const Source& source, const Event& e) {
-  for (const Value& v : e.values) {
+  for (size_t position = 0; position < e.values.size(); ++position) {
+    const Value& v = e.values[position];
     if (!selection_.matches(e, v)) continue;
-    auto key = std::make_tuple(std::string_view(source.run), std::string_view(v.tag), v.kind);
-    auto it = index_.find(key);
-    if (it == index_.end()) {
-      it = index_.emplace(std::make_tuple(source.run, v.tag, v.kind), entries_.size()).first;
-      Entry& entry = entries_.emplace_back();
-      entry.run = source.run;
-      entry.tag = v.tag;
-      entry.kind = v.kind;
+    // Writers repeat their tags in the same order step after step: the entry the value at this
+    // position had last time is tried before the index.
+    if (by_position_.size() <= position) by_position_.resize(position + 1, SIZE_MAX);
+    size_t& guess = by_position_[position];
+    if (guess == SIZE_MAX || entries_[guess].kind != v.kind || entries_[guess].tag != v.tag ||
+        entries_[guess].run != source.run) {
+      auto key = std::make_tuple(std::string_view(source.run), std::string_view(v.tag), v.kind);
+      auto it = index_.find(key);
+      if (it == index_.end()) {
+        it = index_.emplace(std::make_tuple(source.run, v.tag, v.kind), entries_.size()).first;
+        Entry& entry = entries_.emplace_back();
+        entry.run = source.run;
+        entry.tag = v.tag;
+        entry.kind = v.kind;
+      }
+      guess = it->second;
     }
-    Entry& entry = entries_[it->second];
+    Entry& entry = entries_[guess];
     if (entry.steps == 0) {
       entry.first_step = e.step;
-      entry.first = shown(v);
+      set_shown(entry.first, v);
     }
     if (entry.steps && e.step && entry.last_step && *e.step < *entry.last_step)
       ++entry.out_of_order;
     ++entry.steps;
     entry.last_step = e.step;
-    entry.last = shown(v);
+    set_shown(entry.last, v);
   }
 }
 
-TagTable::Shown TagTable::shown(const Value& v) const {
-  if (v.kind == ValueKind::Scalar) return Shown{v.scalar, {}, {}};
-  return Shown{0, render_value(v),
-               options_.format == table::Format::Json ? value_json(v) : nlohmann::ordered_json()};
+void TagTable::set_shown(Shown& shown, const Value& v) const {
+  if (v.kind == ValueKind::Scalar) {
+    shown.scalar = v.scalar;
+    return;
+  }
+  shown.text = render_value(v);
+  if (options_.format == table::Format::Json) shown.json = value_json(v);
 }
 
 void TagTable::finish() {
@@ -454,18 +466,18 @@ void Exporter::event(const Source& source, const Event& e) {
         break;
       }
       case ValueKind::Tensor: {
-        if (!v.tensor.strings.empty()) break;
+        if (!v.tensor->strings.empty()) break;
         if (!r.tensor) r.tensor = open_subdir(r.dir / "tensor", diagnostics_);
-        std::string header = make_npy_header(v.tensor.stored, v.tensor.dims);
+        std::string header = make_npy_header(v.tensor->stored, v.tensor->dims);
         write_in(r.tensor, r.dir / "tensor", tag_file(v.tag, e.step.value_or(0), ".npy"),
-                 {text_bytes(header), v.tensor.bytes()}, diagnostics_);
+                 {text_bytes(header), v.tensor->bytes()}, diagnostics_);
         break;
       }
       case ValueKind::Histogram: {
         auto [it, added] = r.histograms.try_emplace(
             v.tag, "step,wall_time,left,right,count,min,max,sum,total,nan,pos_inf,neg_inf\n");
         if (added) r.histogram_order.push_back(v.tag);
-        const Histogram& h = v.histogram;
+        const Histogram& h = *v.histogram;
         auto opt = [](const std::optional<double>& x) { return x ? python_float(*x) : ""; };
         for (const Bucket& b : h.buckets)
           it->second += fmt::format(
@@ -531,18 +543,18 @@ void Plotter::event(const Source& source, const Event& e) {
     } else if (v.kind == ValueKind::Histogram && !request_.histograms.empty()) {
       HistogramSeries& s = histograms_[v.tag];
       s.title = v.tag;
-      s.steps.emplace_back(e.step.value_or(0), v.histogram);
+      s.steps.emplace_back(e.step.value_or(0), *v.histogram);
     } else if (v.kind == ValueKind::Tensor && !request_.tensors.empty() &&
-               v.tensor.dims.size() == 2 && v.tensor.strings.empty()) {
+               v.tensor->dims.size() == 2 && v.tensor->strings.empty()) {
       Heatmap h;
       h.title = fmt::format("{} (step {})", v.tag, e.step.value_or(0));
-      h.rows = v.tensor.dims[0];
-      h.cols = v.tensor.dims[1];
+      h.rows = v.tensor->dims[0];
+      h.cols = v.tensor->dims[1];
       uint64_t n = h.rows * h.cols;
       if (n > (uint64_t{1} << 24)) continue;  // too large to draw cell by cell
-      if (!has_real_values(v.tensor.stored)) continue;
+      if (!has_real_values(v.tensor->stored)) continue;
       h.values.resize(n);
-      if (elements_to_double(v.tensor.view(), 0, n, h.values.data())) continue;
+      if (elements_to_double(v.tensor->view(), 0, n, h.values.data())) continue;
       tensors_[v.tag] = std::move(h);
     }
   }
@@ -564,7 +576,10 @@ void Plotter::finish() {
       for (const std::string& run : runs_) {
         auto it = scalars_[tag].find(run);
         if (it == scalars_[tag].end()) continue;
-        std::string label = request_.overlay ? (several_runs ? run + ": " + tag : tag) : run;
+        // One run needs no legend: the panel's title names the tag.
+        std::string label = request_.overlay ? (several_runs ? run + ": " + tag : tag)
+                            : several_runs   ? run
+                                             : "";
         std::vector<PlotPoint> points = it->second;
         std::stable_sort(points.begin(), points.end(),
                          [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });

@@ -89,7 +89,7 @@ class TagTable {
     std::string text;
     nlohmann::ordered_json json;
   };
-  Shown shown(const Value& value) const;
+  void set_shown(Shown& shown, const Value& value) const;
   struct Entry {
     std::string run, tag;
     ValueKind kind = ValueKind::Scalar;
@@ -115,6 +115,7 @@ class TagTable {
     }
   };
   std::map<Key, size_t, KeyLess> index_;
+  std::vector<size_t> by_position_;  // the entry of the value at each position of the last event
 };
 
 // --export DIR: scalar.csv (parse_summary's: CRLF, Python floats), image/<tag>_<step>.png,

@@ -2,82 +2,173 @@
 
 #include <fmt/format.h>
 
-#include "summary/crc32c.h"
+#include <exception>
+#include <vector>
+
+#include "io/parallel.h"
 
 namespace msdt::summary {
+namespace {
+
+// Records are framed this many payload bytes ahead of the decoding (the framing reads only the
+// 12-byte headers), and handed to the workers in batches of about kBatchBytes: large enough to
+// keep the threads' handing over rare, small enough that the decoded events in flight stay a
+// few megabytes.
+constexpr uint64_t kWindowBytes = uint64_t{4} << 20;
+constexpr uint64_t kBatchBytes = uint64_t{32} << 10;
+
+// A framed record, or a damaged stretch to report at its place in the order.
+struct Item {
+  Record record;
+  std::optional<Error> error;  // the framing's problem, the stretch up to record.next skipped
+};
+
+// What checking and decoding an item gave.
+struct Outcome {
+  uint64_t next = 0;
+  bool counted = false;  // a record whose payload was intact (counted in records())
+  std::optional<Event> event;
+  std::optional<Error> error;
+};
+
+std::string skipped_text(const Record& r, uint64_t next, uint64_t size,
+                         const RecordOptions& options) {
+  std::string what = r.problem == RecordProblem::TooLarge
+                         ? fmt::format("record length {} is over the limit of {} bytes", r.length,
+                                       options.max_length)
+                         : std::string("length CRC mismatch");
+  return next < size ? fmt::format("{}: {} bytes skipped to the next good record at {:#x}", what,
+                                   next - r.offset, next)
+                     : fmt::format(
+                           "{}: no good record after it, the rest of the file ({} bytes) "
+                           "skipped",
+                           what, size - r.offset);
+}
+
+}  // namespace
 
 void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallbacks& callbacks,
                       bool quiet_tail) {
   pending_ = 0;
   while (offset_ < file.size()) {
-    Record r = read_record(file, offset_, options.record);
-    switch (r.problem) {
-      case RecordProblem::None:
+    // Frame a window of records; damaged lengths are resynchronised here, in order.
+    std::vector<Item> items;
+    uint64_t at = offset_, framed = 0;
+    std::optional<Record> tail;  // the truncated record that ends the file
+    while (at < file.size() && framed < kWindowBytes) {
+      Record r = frame_record(file, at, options.record);
+      if (r.problem == RecordProblem::Truncated) {
+        tail = r;
         break;
-      case RecordProblem::Truncated:
-        pending_ = file.size() - offset_;
-        if (!quiet_tail && callbacks.truncated)
-          callbacks.truncated(Error::at_offset(
-              offset_, r.length ? fmt::format("truncated record: {} bytes of {} present (the file "
-                                              "may still be growing)",
-                                              pending_, r.length + kRecordOverhead)
-                                : fmt::format("truncated record header: {} of 12 bytes present "
-                                              "(the file may still be growing)",
-                                              pending_)));
-        return;
-      case RecordProblem::BadDataCrc:
-        if (callbacks.error)
-          callbacks.error(Error::at_offset(
-              offset_,
-              fmt::format("data CRC mismatch in a record of {} bytes: record skipped", r.length)));
-        offset_ = r.next;
-        continue;
-      case RecordProblem::BadLengthCrc:
-      case RecordProblem::TooLarge: {
-        uint64_t next = resync(file, offset_, options.record);
-        if (callbacks.error) {
-          std::string what = r.problem == RecordProblem::TooLarge
-                                 ? fmt::format("record length {} is over the limit of {} bytes",
-                                               r.length, options.record.max_length)
-                                 : std::string("length CRC mismatch");
-          callbacks.error(Error::at_offset(
-              offset_, next < file.size()
-                           ? fmt::format("{}: {} bytes skipped to the next good record at {:#x}",
-                                         what, next - offset_, next)
-                           : fmt::format("{}: no good record after it, the rest of the file ({} "
-                                         "bytes) skipped",
-                                         what, file.size() - offset_)));
-        }
-        offset_ = next;
+      }
+      if (r.problem == RecordProblem::BadLengthCrc || r.problem == RecordProblem::TooLarge) {
+        uint64_t next = resync(file, at, options.record);
+        Error e = Error::at_offset(at, skipped_text(r, next, file.size(), options.record));
+        r.next = next;
+        items.push_back(Item{r, std::move(e)});
+        at = next;
         continue;
       }
+      framed += r.length + kRecordOverhead;
+      at = r.next;
+      items.push_back(Item{r, std::nullopt});
     }
-    ++records_;
+
+    // The first record fixes the dialect: a version record says it; otherwise the name does.
     if (!decoder_) {
-      // The first record fixes the dialect: a version record says it; otherwise the name does.
-      Dialect dialect = default_dialect(kind_);
-      if (auto d = dialect_of_version_record(r.payload); d && kind_ != FileKind::Lineage)
-        dialect = *d;
-      decoder_.emplace(dialect, kind_ == FileKind::Explain);
-    }
-    auto event = decoder_->decode(r.payload, r.payload_offset(), options.decode);
-    if (!event) {
-      if (callbacks.error) {
-        Error e = std::move(event).error();
-        // Without CRC checks, a payload that does not decode is checked now: damaged bytes
-        // are a better explanation than a writer bug (RustBoard's lazy verification).
-        if (!options.record.verify) {
-          RecordOptions verify = options.record;
-          verify.verify = true;
-          if (read_record(file, offset_, verify).problem != RecordProblem::None)
-            e.context("data CRC mismatch");
-        }
-        callbacks.error(std::move(e).with_context("record skipped"));
+      for (const Item& item : items) {
+        if (item.error) continue;
+        Dialect dialect = default_dialect(kind_);
+        if (auto d = dialect_of_version_record(item.record.payload);
+            d && kind_ != FileKind::Lineage)
+          dialect = *d;
+        decoder_.emplace(dialect, kind_ == FileKind::Explain);
+        break;
       }
-    } else if (callbacks.event) {
-      callbacks.event(*event);
     }
-    offset_ = r.next;
+
+    std::vector<std::pair<size_t, size_t>> batches;  // [first, last) items
+    for (size_t i = 0; i < items.size();) {
+      size_t first = i;
+      uint64_t bytes = 0;
+      while (i < items.size() && (i == first || bytes < kBatchBytes))
+        bytes += items[i++].record.length + kRecordOverhead;
+      batches.emplace_back(first, i);
+    }
+
+    auto decode = [&](const Item& item) {
+      Outcome out;
+      out.next = item.record.next;
+      if (item.error) {
+        out.error = *item.error;
+        return out;
+      }
+      const Record& r = item.record;
+      if (options.record.verify && !payload_crc_ok(file, r)) {
+        out.error = Error::at_offset(
+            r.offset,
+            fmt::format("data CRC mismatch in a record of {} bytes: record skipped", r.length));
+        return out;
+      }
+      out.counted = true;
+      auto event = decoder_->decode(r.payload, r.payload_offset(), options.decode);
+      if (event) {
+        out.event = std::move(*event);
+        return out;
+      }
+      Error e = std::move(event).error();
+      // Without CRC checks, a payload that does not decode is checked now: damaged bytes are a
+      // better explanation than a writer bug (RustBoard's lazy verification).
+      if (!options.record.verify && !payload_crc_ok(file, r)) e.context("data CRC mismatch");
+      out.error = std::move(e).with_context("record skipped");
+      return out;
+    };
+    auto produce = [&](size_t b) {
+      std::vector<Outcome> outcomes;
+      outcomes.reserve(batches[b].second - batches[b].first);
+      for (size_t i = batches[b].first; i < batches[b].second; ++i) {
+        try {
+          outcomes.push_back(decode(items[i]));
+        } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
+          Outcome out;
+          out.next = items[i].record.next;
+          out.error =
+              Error::at_offset(items[i].record.offset, fmt::format("record skipped: {}", e.what()));
+          outcomes.push_back(std::move(out));
+        }
+      }
+      return outcomes;
+    };
+    auto consume = [&](size_t, std::vector<Outcome> outcomes) {
+      for (Outcome& out : outcomes) {
+        if (out.counted) ++records_;
+        if (out.error) {
+          if (callbacks.error) callbacks.error(*out.error);
+        } else if (out.event && callbacks.event) {
+          callbacks.event(*out.event);
+        }
+        offset_ = out.next;
+      }
+      if (callbacks.done_before) callbacks.done_before(offset_);
+    };
+    unsigned jobs = decoder_ && decoder_->dialect() == Dialect::TensorFlow ? 1 : options.jobs;
+    ordered_parallel<std::vector<Outcome>>(batches.size(), jobs, 2 * size_t{jobs}, produce,
+                                           consume);
+    offset_ = at;
+
+    if (tail) {
+      pending_ = file.size() - offset_;
+      if (!quiet_tail && callbacks.truncated)
+        callbacks.truncated(Error::at_offset(
+            offset_, tail->length
+                         ? fmt::format("truncated record: {} bytes of {} present (the file may "
+                                       "still be growing)",
+                                       pending_, tail->length + kRecordOverhead)
+                         : fmt::format("truncated record header: {} of 12 bytes present (the "
+                                       "file may still be growing)",
+                                       pending_)));
+      return;
+    }
   }
 }
 

@@ -19,6 +19,10 @@ namespace msdt::summary {
 struct ReadOptions {
   RecordOptions record;
   DecodeOptions decode;
+  // Threads checking and decoding records (-j); events reach the callbacks in file order on the
+  // calling thread whatever the number. TensorFlow files are decoded on one thread: a tag's
+  // plugin name carries from its first value to the later ones.
+  unsigned jobs = 1;
 };
 
 struct ReadCallbacks {
@@ -27,10 +31,13 @@ struct ReadCallbacks {
   std::function<void(const Error&)> error;
   // A partial record at the end: the file may still be growing.
   std::function<void(const Error&)> truncated;
+  // Everything before `offset` is read and handed on: a mapped file may give those pages back.
+  std::function<void(uint64_t offset)> done_before;
 };
 
 // The state of reading one file: where the next record starts, the dialect, TensorFlow's plugin
-// names per tag.
+// names per tag. Records are framed on the calling thread a window at a time; their CRCs are
+// checked and payloads decoded in batches on `jobs` threads.
 class FileReader {
  public:
   explicit FileReader(FileKind kind) : kind_(kind) {}

@@ -40,6 +40,17 @@ std::string_view record_problem_text(RecordProblem problem) {
 }
 
 Record read_record(Bytes file, uint64_t offset, const RecordOptions& options) {
+  Record r = frame_record(file, offset, options);
+  if (r.problem == RecordProblem::None && options.verify && !payload_crc_ok(file, r))
+    r.problem = RecordProblem::BadDataCrc;
+  return r;
+}
+
+bool payload_crc_ok(Bytes file, const Record& r) {
+  return masked_crc32c(r.payload) == load_u32(file.data() + r.offset + 12 + r.length);
+}
+
+Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options) {
   Record r;
   r.offset = offset;
   uint64_t left = file.size() - offset;
@@ -63,8 +74,6 @@ Record read_record(Bytes file, uint64_t offset, const RecordOptions& options) {
   }
   r.payload = Bytes(p + 12, r.length);
   r.next = offset + kRecordOverhead + r.length;
-  if (options.verify && masked_crc32c(r.payload) != load_u32(p + 12 + r.length))
-    r.problem = RecordProblem::BadDataCrc;
   return r;
 }
 

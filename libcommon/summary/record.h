@@ -45,6 +45,11 @@ struct Record {
 // The record at `offset` (< file.size()).
 Record read_record(Bytes file, uint64_t offset, const RecordOptions& options);
 
+// read_record in two halves, for readers that frame records on one thread and check payloads on
+// others: the framing (length CRC and bounds; never BadDataCrc), then the payload's CRC.
+Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options);
+bool payload_crc_ok(Bytes file, const Record& record);
+
 // After a damaged length: the first offset after `from` where a record with a right length CRC
 // (and, when it lies wholly in the file, a right payload CRC) starts; file.size() when there is
 // none. With verification off only the length bound is checked, so there is no resync: `from`

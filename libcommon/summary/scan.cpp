@@ -14,6 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Read pages are given back in steps of this many bytes.
+constexpr uint64_t kDropBytes = uint64_t{8} << 20;
+
 struct Tracked {
   Source source;
   fs::path path;
@@ -76,6 +79,7 @@ class Scanner {
     for (bool first = true;; first = false) {
       for (Run& r : runs_) pass(r, first);
       if (!options_.follow || stopped()) break;
+      if (options_.idle) options_.idle();
       for (int slept = 0; slept < options_.poll.count() && !stopped(); slept += 20)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (stopped()) break;
@@ -146,10 +150,10 @@ class Scanner {
       diagnostics_.warning(t.source.file, Error("empty file"));
       return;
     }
-    read_bytes(t, file->bytes());
+    read_file(t, *file);
   }
 
-  void read_bytes(Tracked& t, Bytes bytes) {
+  void read_file(Tracked& t, const MappedFile& file) {
     ReadCallbacks callbacks;
     callbacks.event = [&](const Event& e) {
       if (auto d = t.reader->dialect()) t.source.dialect = *d;
@@ -162,7 +166,15 @@ class Scanner {
       else
         diagnostics_.warning(t.source.file, e);
     };
-    t.reader->read(bytes, options_.read, callbacks, options_.follow);
+    // Pages read are given back as the reading goes: the resident set stays flat however large
+    // the file (the reading is one pass; anything that looks back reads the file again).
+    uint64_t dropped = t.reader->offset();
+    callbacks.done_before = [&](uint64_t offset) {
+      if (offset < dropped + kDropBytes) return;
+      file.drop_pages(dropped, offset - dropped);
+      dropped = offset;
+    };
+    t.reader->read(file.bytes(), options_.read, callbacks, options_.follow);
   }
 
   void report_tail(Tracked& t) {
@@ -182,7 +194,7 @@ class Scanner {
       diagnostics_.error("-", in.error());
       return;
     }
-    read_bytes(t, in->bytes());
+    read_file(t, *in);
   }
 
   const ScanOptions& options_;

@@ -29,6 +29,9 @@ struct ScanOptions {
   bool follow = false;
   std::chrono::milliseconds poll{200};
   const std::atomic<bool>* stop = nullptr;  // ends following
+  // Called when following waits for the files to grow: what was printed must reach the reader
+  // now, not when a buffer fills.
+  std::function<void()> idle;
 };
 
 using EventSink = std::function<void(const Source&, const Event&)>;

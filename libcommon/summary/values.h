@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,14 +65,46 @@ struct Landscape {
   int32_t step_per_epoch = 0;
 };
 
+// A part of a Value that most values do not have, kept out of line so that a Value stays small
+// (a scalar summary decodes millions of them): copied with the Value, read as an empty T when
+// absent, created by edit().
+template <class T>
+class Boxed {
+ public:
+  Boxed() = default;
+  Boxed(const Boxed& other) : p_(other.p_ ? std::make_unique<T>(*other.p_) : nullptr) {}
+  Boxed& operator=(const Boxed& other) {
+    p_ = other.p_ ? std::make_unique<T>(*other.p_) : nullptr;
+    return *this;
+  }
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(Boxed&&) noexcept = default;
+  ~Boxed() = default;
+
+  const T& operator*() const { return p_ ? *p_ : empty(); }
+  const T* operator->() const { return &**this; }
+  explicit operator bool() const { return p_ != nullptr; }
+  T& edit() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+
+ private:
+  static const T& empty() {
+    static const T nothing{};
+    return nothing;
+  }
+  std::unique_ptr<T> p_;
+};
+
 struct Value {
   std::string tag;
   ValueKind kind = ValueKind::Scalar;
   double scalar = 0;  // Scalar: the float32 (or TF double tensor) widened to double
   Image image;
-  Histogram histogram;
-  Tensor tensor;  // Tensor, Text (strings), Audio's encoded bytes in data
-  std::optional<Landscape> landscape;
+  Boxed<Histogram> histogram;
+  Boxed<Tensor> tensor;  // Tensor, Text (strings), Audio's encoded bytes in data
+  Boxed<Landscape> landscape;
   std::string plugin;  // TensorFlow's SummaryMetadata plugin_name, when given
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "io/report.h"
@@ -14,19 +15,41 @@ namespace msdt::table {
 // --- numbers and escaping
 // ----------------------------------------------------------------------------------
 
-std::string format_double(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  std::string text = fmt::format("{}", value);
+void append_double(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value > 0 ? "inf" : "-inf";
+    return;
+  }
+  char text[40];  // the longest shortest form is 24 characters ("-2.2250738585072014e-308")
+  char* end = fmt::format_to(text, "{}", value);
+  std::string_view spelled(text, static_cast<size_t>(end - text));
+  out.append(spelled);
   // fmt's shortest form drops ".0"; keep it so a float never reads as a count.
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  if (spelled.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+std::string format_double(double value) {
+  std::string text;
+  append_double(text, value);
   return text;
 }
 
-std::string escape_tsv(std::string_view field) {
-  std::string out;
-  out.reserve(field.size());
-  for (char c : field) {
+void append_tsv(std::string& out, std::string_view field) {
+  for (size_t i = 0; i < field.size();) {
+    // Runs of bytes that need no escape are copied whole.
+    size_t plain = i;
+    while (plain < field.size()) {
+      auto c = static_cast<unsigned char>(field[plain]);
+      if (c < 0x20 || c == 0x7F || c == '\\') break;
+      ++plain;
+    }
+    out.append(field.substr(i, plain - i));
+    if (plain == field.size()) return;
+    char c = field[plain];
     switch (c) {
       case '\\':
         out += "\\\\";
@@ -42,23 +65,35 @@ std::string escape_tsv(std::string_view field) {
         break;
       default:
         // Other control bytes (ESC above all) would reach a terminal that shows the TSV raw.
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
-          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-        else
-          out += c;
+        fmt::format_to(std::back_inserter(out), "\\x{:02x}", static_cast<unsigned char>(c));
     }
+    i = plain + 1;
   }
+}
+
+std::string escape_tsv(std::string_view field) {
+  std::string out;
+  out.reserve(field.size());
+  append_tsv(out, field);
   return out;
 }
 
-std::string escape_csv(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
-  std::string out = "\"";
+void append_csv(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out.append(field);
+    return;
+  }
+  out += '"';
   for (char c : field) {
     if (c == '"') out += '"';
     out += c;
   }
   out += '"';
+}
+
+std::string escape_csv(std::string_view field) {
+  std::string out;
+  append_csv(out, field);
   return out;
 }
 
@@ -69,15 +104,25 @@ size_t display_width(std::string_view text) {
   return width;
 }
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
   for (size_t i = 0; i < text.size();) {
+    // Runs of printable ASCII other than '"' and '\\' are copied whole.
+    size_t plain = i;
+    while (plain < text.size()) {
+      auto c = static_cast<unsigned char>(text[plain]);
+      if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') break;
+      ++plain;
+    }
+    out.append(text.substr(i, plain - i));
+    i = plain;
+    if (i == text.size()) break;
     auto c = static_cast<unsigned char>(text[i]);
     size_t n = utf8_sequence_length(text, i);
     if (n == 0) {
       // Python's surrogateescape: byte NN (always >= 0x80 here) becomes the lone surrogate
       // U+DCNN, so os.fsencode(json.loads(line)["file"]) gives back the original bytes.
-      out += fmt::format("\\udc{:02x}", c);
+      fmt::format_to(std::back_inserter(out), "\\udc{:02x}", c);
       ++i;
       continue;
     }
@@ -92,26 +137,38 @@ std::string json_string(std::string_view text) {
         out += "\\t";
       else if (c == '\r')
         out += "\\r";
-      else if (c < 0x20 || c == 0x7F)
-        out += fmt::format("\\u{:04x}", c);
       else
-        out += static_cast<char>(c);
+        fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
     } else {
       out.append(text.substr(i, n));
     }
     i += n;
   }
   out += '"';
+}
+
+std::string json_string(std::string_view text) {
+  std::string out;
+  append_json_string(out, text);
   return out;
 }
 
-std::string json_double(double value) {
+void append_json_double(std::string& out, double value) {
   // 1e999 overflows to infinity in every JSON reader that maps numbers to doubles (Python,
   // JavaScript; jq clamps it to the largest double), so comparisons such as `.min < 0` still work;
   // NaN has no such number and is null (its count has its own key).
-  if (std::isnan(value)) return "null";
-  if (std::isinf(value)) return value > 0 ? "1e999" : "-1e999";
-  return format_double(value);
+  if (std::isnan(value))
+    out += "null";
+  else if (std::isinf(value))
+    out += value > 0 ? "1e999" : "-1e999";
+  else
+    append_double(out, value);
+}
+
+std::string json_double(double value) {
+  std::string out;
+  append_json_double(out, value);
+  return out;
 }
 
 namespace {

@@ -34,6 +34,12 @@ std::string escape_tsv(std::string_view field);
 std::string escape_csv(std::string_view field);
 // A JSON string literal with quotes; see the header comment for non-UTF-8 bytes.
 std::string json_string(std::string_view text);
+// The same spellings appended to `out`: what the sinks use row by row, without a string per cell.
+void append_double(std::string& out, double value);
+void append_tsv(std::string& out, std::string_view field);
+void append_csv(std::string& out, std::string_view field);
+void append_json_string(std::string& out, std::string_view text);
+void append_json_double(std::string& out, double value);
 // A double as a JSON value: the number, 1e999 / -1e999 for ±infinity, null for NaN.
 std::string json_double(double value);
 // A JSON document with our number and string spelling (json_double, json_string); indent < 0

@@ -1,8 +1,11 @@
 #include "table/sink.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <iterator>
 #include <ostream>
 #include <stdexcept>
 
@@ -56,17 +59,42 @@ std::optional<std::string> plain_text(const Cell& cell) {
   return std::visit(Visitor{}, cell);
 }
 
-std::string json_value(const Cell& cell) {
+template <class Integer>
+void append_integer(std::string& out, Integer value) {
+  char text[24];
+  auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  out.append(text, end);
+}
+
+void append_json_value(std::string& out, const Cell& cell) {
   struct Visitor {
-    std::string operator()(std::monostate) const { return "null"; }
-    std::string operator()(const std::string& s) const { return json_string(s); }
-    std::string operator()(int64_t v) const { return std::to_string(v); }
-    std::string operator()(uint64_t v) const { return std::to_string(v); }
-    std::string operator()(double v) const { return json_double(v); }
-    std::string operator()(bool v) const { return v ? "true" : "false"; }
-    std::string operator()(const Composite& c) const { return to_json_text(c.json, -1); }
+    std::string& out;
+    void operator()(std::monostate) const { out += "null"; }
+    void operator()(const std::string& s) const { append_json_string(out, s); }
+    void operator()(int64_t v) const { append_integer(out, v); }
+    void operator()(uint64_t v) const { append_integer(out, v); }
+    void operator()(double v) const { append_json_double(out, v); }
+    void operator()(bool v) const { out += v ? "true" : "false"; }
+    void operator()(const Composite& c) const { out += to_json_text(c.json, -1); }
   };
-  return std::visit(Visitor{}, cell);
+  std::visit(Visitor{out}, cell);
+}
+
+// The delimited spelling of a cell (TSV or CSV escaping) appended to `out`; nothing when absent.
+void append_delimited(std::string& out, const Cell& cell, bool csv) {
+  struct Visitor {
+    std::string& out;
+    bool csv;
+    void text(std::string_view s) const { csv ? append_csv(out, s) : append_tsv(out, s); }
+    void operator()(std::monostate) const {}
+    void operator()(const std::string& s) const { text(s); }
+    void operator()(int64_t v) const { append_integer(out, v); }
+    void operator()(uint64_t v) const { append_integer(out, v); }
+    void operator()(double v) const { append_double(out, v); }
+    void operator()(bool v) const { out += v ? "true" : "false"; }
+    void operator()(const Composite& c) const { text(c.text); }
+  };
+  std::visit(Visitor{out, csv}, cell);
 }
 
 class TextSink final : public Sink {
@@ -102,56 +130,76 @@ class DelimitedSink final : public Sink {
   DelimitedSink(const Schema& schema, bool header, std::ostream& out, bool csv)
       : schema_(schema), out_(out), csv_(csv) {
     if (!header) return;
-    std::vector<std::optional<std::string>> titles;
+    Record titles;
     for (auto& title : schema.column_titles()) titles.emplace_back(title);
-    write(titles);
+    write(titles, false);
   }
-  void row(const Record& record) override {
-    std::vector<std::optional<std::string>> cells;
-    for (size_t i : schema_.columns()) cells.push_back(plain_text(record.at(i)));
-    write(cells);
-  }
+  void row(const Record& record) override { write(record, true); }
   void finish() override { out_.flush(); }
 
  private:
-  void write(const std::vector<std::optional<std::string>>& cells) {
-    std::string line;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (i) line += csv_ ? ',' : '\t';
+  // `by_field`: the record holds every field (a row), else only the columns (the titles).
+  void write(const Record& cells, bool by_field) {
+    line_.clear();
+    const auto& columns = schema_.columns();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i) line_ += csv_ ? ',' : '\t';
       // An absent value is an empty field (a `-` would read as a value in awk or a spreadsheet).
-      if (cells[i]) line += csv_ ? escape_csv(*cells[i]) : escape_tsv(*cells[i]);
+      append_delimited(line_, cells.at(by_field ? columns[i] : i), csv_);
     }
-    line += '\n';
-    out_ << line;
+    line_ += '\n';
+    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
   }
 
   const Schema& schema_;
   std::ostream& out_;
   bool csv_;
+  std::string line_;  // reused row after row
 };
 
 class JsonSink final : public Sink {
  public:
-  JsonSink(const Schema& schema, std::ostream& out) : schema_(schema), out_(out) {}
-  void row(const Record& record) override { out_ << json_object(schema_, record) + '\n'; }
+  JsonSink(const Schema& schema, std::ostream& out) : out_(out) {
+    // Each key with what goes before and after it, spelled once: `{"run": `, `, "file": `, ...
+    for (size_t i = 0; i < schema.fields().size(); ++i) {
+      std::string& key = keys_.emplace_back(i ? ", " : "{");
+      append_json_string(key, schema.fields()[i]);
+      key += ": ";
+    }
+  }
+  void row(const Record& record) override {
+    line_.clear();
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      line_ += keys_[i];
+      append_json_value(line_, record.at(i));
+    }
+    line_ += keys_.empty() ? "{}\n" : "}\n";
+    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  }
   void finish() override { out_.flush(); }
 
  private:
-  const Schema& schema_;
   std::ostream& out_;
+  std::vector<std::string> keys_;
+  std::string line_;  // reused row after row
 };
 
 }  // namespace
 
-std::string json_object(const Schema& schema, const Record& record) {
-  std::string out = "{";
+void append_json_object(std::string& out, const Schema& schema, const Record& record) {
+  out += '{';
   for (size_t i = 0; i < schema.fields().size(); ++i) {
     if (i) out += ", ";
-    out += json_string(schema.fields()[i]);
+    append_json_string(out, schema.fields()[i]);
     out += ": ";
-    out += json_value(record.at(i));
+    append_json_value(out, record.at(i));
   }
   out += '}';
+}
+
+std::string json_object(const Schema& schema, const Record& record) {
+  std::string out;
+  append_json_object(out, schema, record);
   return out;
 }
 

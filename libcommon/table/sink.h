@@ -73,5 +73,6 @@ std::unique_ptr<Sink> make_sink(Format format, const Schema& schema, bool header
 
 // One record as a JSON object on one line, without the newline (what the JSON sink prints).
 std::string json_object(const Schema& schema, const Record& record);
+void append_json_object(std::string& out, const Schema& schema, const Record& record);
 
 }  // namespace msdt::table

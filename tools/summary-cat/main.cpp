@@ -4,8 +4,10 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include "io/cli.h"
+#include "io/parallel.h"
 #include "io/regex.h"
 #include "io/report.h"
 #include "io/stdout.h"
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   std::string tag, steps, kinds;
   std::string export_dir, plot, plot_histograms, plot_tensors;
   uint64_t max_record = msdt::summary::kDefaultMaxRecord;
+  std::optional<long long> jobs;
 
   app.add_option("inputs", options.inputs,
                  "summary or tfevents files, run directories (their summary files in timestamp "
@@ -69,6 +72,9 @@ int main(int argc, char** argv) {
                "keep reading as the files grow and new files appear, until interrupted");
   app.add_flag("--no-crc", no_crc, "do not verify record CRCs (checked only when decoding fails)");
   app.add_flag("--strict", options.scan.strict, "a truncated record at the end is an error");
+  app.add_option("-j,--jobs", jobs,
+                 "threads checking and decoding records (default: all cores); output order is "
+                 "the file's");
   app.add_option("--max-record", max_record,
                  "refuse records longer than this many bytes (default 2147483647)");
 
@@ -100,6 +106,7 @@ int main(int argc, char** argv) {
 
   options.scan.read.record.verify = !no_crc;
   options.scan.read.record.max_length = max_record;
+  options.scan.read.jobs = msdt::resolve_jobs(jobs);
   options.view =
       tags      ? msdt::summary::View::Tags
       : scalars ? msdt::summary::View::Scalars

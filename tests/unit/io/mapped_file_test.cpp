@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace msdt {
 namespace {
@@ -144,6 +145,39 @@ TEST(MappedFile, FifoIsRefusedWithoutBlocking) {
   std::filesystem::remove(path);
   ASSERT_FALSE(file);
   EXPECT_EQ(file.error().describe(), "not a regular file");
+}
+
+// A one-pass reader gives back the pages it is done with: the resident set shrinks,
+// and the bytes still read back as they are in the file. A buffer read into memory is left as is.
+TEST(MappedFile, DroppedPagesLeaveTheMemoryAndReadBackFromTheFile) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("msdt_mapped_file_drop_" + std::to_string(::getpid()));
+  std::string bytes(16u << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 + (i >> 12));
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto file = MappedFile::open(path);
+  std::filesystem::remove(path);  // the mapping keeps the file's data
+  ASSERT_TRUE(file) << file.error().describe();
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // The process's resident file pages, in kB (mincore would tell the page cache's, not ours).
+  auto resident_kb = [] {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("RssFile:", 0) == 0) return std::stoll(line.substr(8));
+    return -1LL;
+  };
+  long long before = resident_kb();
+  volatile unsigned sum = 0;
+  for (size_t i = 0; i < bytes.size(); i += page)
+    sum = sum + static_cast<unsigned>(file->bytes()[i]);
+  long long touched = resident_kb();
+  EXPECT_GE(touched - before, 15 * 1024) << "the whole file is resident once read";
+  // An unaligned range: the pages wholly inside it go.
+  file->drop_pages(100, bytes.size() - 200);
+  EXPECT_LE(resident_kb() - before, 1024) << "the pages read were given back";
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(file->bytes().data()), bytes.size()), bytes);
+  file->drop_pages(bytes.size(), 10);  // beyond the end: nothing
 }
 
 // Reading::Whole reads small files into buffers the thread reuses: every file still reads back

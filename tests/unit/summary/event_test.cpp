@@ -97,7 +97,7 @@ TEST(Event, MindSporeValuesOfEveryKind) {
   EXPECT_EQ(ev.values[1].image.height, 28);
   EXPECT_EQ(ev.values[1].image.width, 56);
   EXPECT_EQ(ev.values[1].image.encoded.size(), 8u);
-  const Histogram& h = ev.values[2].histogram;
+  const Histogram& h = *ev.values[2].histogram;
   EXPECT_EQ(ev.values[2].kind, ValueKind::Histogram);
   ASSERT_EQ(h.buckets.size(), 1u);
   EXPECT_EQ(h.buckets[0].left, -1.0);
@@ -108,7 +108,7 @@ TEST(Event, MindSporeValuesOfEveryKind) {
   EXPECT_EQ(h.min, -1.0);
   EXPECT_EQ(h.sum, -3.0);
   EXPECT_EQ(h.total(), 8.0);
-  const Tensor& t = ev.values[3].tensor;
+  const Tensor& t = *ev.values[3].tensor;
   EXPECT_EQ(ev.values[3].kind, ValueKind::Tensor);
   EXPECT_EQ(t.stored, DType::Float32);
   EXPECT_EQ(t.declared, DType::Int64);
@@ -187,12 +187,12 @@ TEST(Event, TensorFlowScalarsTensorsHistogramsAndPluginsRememberedPerTag) {
   EXPECT_EQ(ev->values[1].kind, ValueKind::Scalar);
   EXPECT_EQ(ev->values[1].scalar, 2.5);
   EXPECT_EQ(ev->values[2].kind, ValueKind::Histogram);
-  ASSERT_EQ(ev->values[2].histogram.buckets.size(), 3u);
-  EXPECT_EQ(ev->values[2].histogram.buckets[0].left, -0.5);
-  EXPECT_EQ(ev->values[2].histogram.buckets[2].left, 1.0);
-  EXPECT_EQ(ev->values[2].histogram.buckets[2].count, 3.0);
+  ASSERT_EQ(ev->values[2].histogram->buckets.size(), 3u);
+  EXPECT_EQ(ev->values[2].histogram->buckets[0].left, -0.5);
+  EXPECT_EQ(ev->values[2].histogram->buckets[2].left, 1.0);
+  EXPECT_EQ(ev->values[2].histogram->buckets[2].count, 3.0);
   EXPECT_EQ(ev->values[3].kind, ValueKind::Text);
-  EXPECT_EQ(ev->values[3].tensor.strings, (std::vector<std::string>{"hello"}));
+  EXPECT_EQ(ev->values[3].tensor->strings, (std::vector<std::string>{"hello"}));
 
   ProtoWriter summary2, e2 = event(4);
   summary2.message(1, tscalar2);

@@ -81,10 +81,10 @@ TEST(Output, ValuesInOneCell) {
 
   Value tensor;
   tensor.kind = ValueKind::Tensor;
-  tensor.tensor.declared = DType::Int64;
-  tensor.tensor.dims = {2, 2};
+  tensor.tensor.edit().declared = DType::Int64;
+  tensor.tensor.edit().dims = {2, 2};
   static const float values[] = {1, 2, 3, NAN};
-  tensor.tensor.data = Bytes(reinterpret_cast<const std::byte*>(values), sizeof values);
+  tensor.tensor.edit().data = Bytes(reinterpret_cast<const std::byte*>(values), sizeof values);
   EXPECT_EQ(render_value(tensor), "int64 (2, 2) min=1.0 max=3.0 mean=2.0 nan=1 inf=0");
   auto j = value_json(tensor);
   EXPECT_EQ(j["dtype"], "int64");
@@ -93,9 +93,9 @@ TEST(Output, ValuesInOneCell) {
 
   Value hist;
   hist.kind = ValueKind::Histogram;
-  hist.histogram.buckets = {{0, 1, 2}, {1, 1, 3}};
-  hist.histogram.min = 0.0;
-  hist.histogram.max = 2.0;
+  hist.histogram.edit().buckets = {{0, 1, 2}, {1, 1, 3}};
+  hist.histogram.edit().min = 0.0;
+  hist.histogram.edit().max = 2.0;
   EXPECT_EQ(render_value(hist), "[0.0, 2.0] n=5.0, 2 buckets");
 }
 

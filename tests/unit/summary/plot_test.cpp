@@ -15,11 +15,6 @@
 #include <string>
 #include <vector>
 
-// cairo's text API leaves fontconfig patterns in caches that only
-// cairo_debug_reset_static_data() frees, and a library may not call that (another thread may be
-// drawing): the sanitizer build's LeakSanitizer would report them as leaks of this test.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libfontconfig.so\n"; }
-
 namespace msdt::summary {
 namespace {
 

@@ -1,0 +1,174 @@
+// FileReader: records framed on the calling thread and decoded on several, yet every event,
+// damaged record and truncated tail reaches the callbacks in file order, the same with any
+// number of threads, whole or read in pieces as a followed file is.
+#include "summary/reader.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <string>
+#include <vector>
+
+#include "summary/crc32c.h"
+#include "support/proto_writer.h"
+
+namespace msdt::summary {
+namespace {
+
+using msdt::testing::ProtoWriter;
+
+Bytes bytes_of(std::string_view s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+std::string le(uint64_t v, int width) {
+  std::string out(static_cast<size_t>(width), '\0');
+  for (int i = 0; i < width; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (8 * i));
+  return out;
+}
+
+std::string frame(std::string_view payload) {
+  std::string length = le(payload.size(), 8);
+  return length + le(masked_crc32c(bytes_of(length)), 4) + std::string(payload) +
+         le(masked_crc32c(bytes_of(payload)), 4);
+}
+
+std::string payload_text(const ProtoWriter& w) {
+  Bytes b = w.data();
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+// A MindSpore summary file of `steps` events with three scalars each, after the version record,
+// damaged on purpose: a payload byte of step 1000 (data CRC), a length byte of step 3000
+// (length CRC: resync), step 4000 a sound record that is no event, and a cut last record.
+std::string damaged_file(int steps) {
+  ProtoWriter version;
+  version.fixed64(1, std::bit_cast<uint64_t>(1.0)).string(3, "MindSpore.Event:1");
+  std::string file = frame(payload_text(version));
+  for (int step = 1; step <= steps; ++step) {
+    std::string record;
+    if (step == 4000) {
+      record = frame("\xff\xff\xff");
+    } else {
+      ProtoWriter summary;
+      for (const char* tag : {"loss", "accuracy", "learning_rate"}) {
+        ProtoWriter value;
+        value.string(1, tag).fixed32(3, std::bit_cast<uint32_t>(static_cast<float>(step) / 7));
+        summary.message(1, value);
+      }
+      ProtoWriter event;
+      event.fixed64(1, std::bit_cast<uint64_t>(1700000000.0 + step))
+          .varint(2, static_cast<uint64_t>(step))
+          .message(5, summary);
+      record = frame(payload_text(event));
+    }
+    if (step == 1000) record[14] ^= 0x40;
+    if (step == 3000) record[1] ^= 0x01;
+    if (step == steps) record.resize(record.size() - 5);
+    file += record;
+  }
+  return file;
+}
+
+// What the callbacks saw, one line each, in order.
+struct Log {
+  std::vector<std::string> lines;
+  ReadCallbacks callbacks() {
+    ReadCallbacks c;
+    c.event = [this](const Event& e) {
+      std::string line = fmt::format("event {:#x} step {}", e.offset, e.step.value_or(-1));
+      for (const Value& v : e.values) line += fmt::format(" {}={}", v.tag, v.scalar);
+      lines.push_back(line);
+    };
+    c.error = [this](const Error& e) { lines.push_back("error " + e.describe()); };
+    c.truncated = [this](const Error& e) { lines.push_back("truncated " + e.describe()); };
+    return c;
+  }
+};
+
+Log read_whole(const std::string& file, unsigned jobs, uint64_t* records = nullptr) {
+  FileReader reader(FileKind::Summary);
+  ReadOptions options;
+  options.jobs = jobs;
+  Log log;
+  reader.read(bytes_of(file), options, log.callbacks());
+  if (records) *records = reader.records();
+  return log;
+}
+
+TEST(FileReader, AnyNumberOfThreadsGivesTheSameCallbacksInFileOrder) {
+  // 60 000 records (about 3.5 MB): many batches, and more than one framing window.
+  const int steps = 60000;
+  std::string file = damaged_file(steps);
+  uint64_t records_serial = 0;
+  Log serial = read_whole(file, 1, &records_serial);
+
+  // What the serial reading saw: every event but the four damaged steps, the version record, the
+  // three problems where they lie, and the cut tail last.
+  ASSERT_EQ(serial.lines.size(), 1u + (steps - 4) + 3 + 1);
+  EXPECT_EQ(records_serial, 1u + (steps - 4) + 1);  // the undecodable record is intact
+  std::vector<std::string> problems;
+  for (const std::string& line : serial.lines)
+    if (line.rfind("event", 0) != 0) problems.push_back(line);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_NE(problems[0].find("data CRC mismatch"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("length CRC mismatch"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[2].find("record skipped"), std::string::npos) << problems[2];
+  EXPECT_EQ(problems[3].rfind("truncated", 0), 0u) << problems[3];
+  // Steps rise through the file.
+  int64_t last = 0;
+  for (const std::string& line : serial.lines) {
+    long long step = 0;
+    if (std::sscanf(line.c_str(), "event %*s step %lld", &step) != 1 || step < 0) continue;
+    EXPECT_GT(step, last) << line;
+    last = step;
+  }
+  EXPECT_EQ(last, steps - 1);
+
+  for (unsigned jobs : {2u, 3u, 8u}) {
+    uint64_t records = 0;
+    Log parallel = read_whole(file, jobs, &records);
+    EXPECT_EQ(parallel.lines, serial.lines) << jobs << " threads";
+    EXPECT_EQ(records, records_serial) << jobs << " threads";
+  }
+}
+
+TEST(FileReader, ReadingAGrowingFileInPiecesGivesTheWholeReading) {
+  std::string file = damaged_file(20000);
+  Log whole = read_whole(file, 4);
+  // The file seen at several sizes, as --follow sees it: a partial record is left for later.
+  FileReader reader(FileKind::Summary);
+  ReadOptions options;
+  options.jobs = 4;
+  Log pieces;
+  for (size_t size : {size_t{11}, size_t{5000}, size_t{5001}, file.size() / 2, file.size()})
+    reader.read(bytes_of(file).first(size), options, pieces.callbacks(), size != file.size());
+  EXPECT_EQ(pieces.lines, whole.lines);
+}
+
+TEST(FileReader, DoneBeforeFollowsTheDeliveredEvents) {
+  std::string file = damaged_file(20000);
+  FileReader reader(FileKind::Summary);
+  ReadOptions options;
+  options.jobs = 3;
+  uint64_t last_event = 0, done = 0;
+  bool behind = false;
+  ReadCallbacks c;
+  c.event = [&](const Event& e) {
+    behind = behind || e.offset < done;  // an event before bytes said to be done with
+    last_event = e.offset;
+  };
+  c.done_before = [&](uint64_t offset) {
+    EXPECT_GE(offset, done);
+    EXPECT_GT(offset, last_event);
+    done = offset;
+  };
+  reader.read(bytes_of(file), options, c);
+  EXPECT_FALSE(behind);
+  EXPECT_EQ(done, reader.offset());
+  EXPECT_EQ(reader.offset() + reader.pending(), file.size());
+}
+
+}  // namespace
+}  // namespace msdt::summary
