@@ -3,7 +3,7 @@
 # --kind takes a comma-separated list: offer each kind after what is already typed.
 function __summary_cat_kinds
     set -l head (string replace -r '^--kind=' '' -- (commandline -ct) | string replace -r '[^,]*$' '')
-    for kind in scalar image histogram tensor landscape text audio
+    for kind in scalar image histogram tensor landscape text audio lineage explain
         printf '%s%s\n' "$head" $kind
     end
 end

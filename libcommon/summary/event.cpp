@@ -548,13 +548,18 @@ std::string_view value_kind_name(ValueKind kind) {
       return "text";
     case ValueKind::Audio:
       return "audio";
+    case ValueKind::Lineage:
+      return "lineage";
+    case ValueKind::Explain:
+      return "explain";
   }
   return "unknown";
 }
 
 std::optional<ValueKind> parse_value_kind(std::string_view name) {
   for (ValueKind k : {ValueKind::Scalar, ValueKind::Image, ValueKind::Histogram, ValueKind::Tensor,
-                      ValueKind::Landscape, ValueKind::Text, ValueKind::Audio})
+                      ValueKind::Landscape, ValueKind::Text, ValueKind::Audio, ValueKind::Lineage,
+                      ValueKind::Explain})
     if (name == value_kind_name(k)) return k;
   return std::nullopt;
 }
@@ -1139,6 +1144,15 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
   }));
   // proto3 leaves a zero step out: TensorFlow's readers take an absent step as 0.
   if (dialect_ == Dialect::TensorFlow && !e.step && e.kind != EventKind::Version) e.step = 0;
+  // Lineage and explain records are listed among the values, a part each.
+  if (options.values && (e.kind == EventKind::Lineage || e.kind == EventKind::Explain)) {
+    for (const auto& [key, part] : e.detail.items()) {
+      Value& v = e.values.emplace_back();
+      v.tag = key;
+      v.kind = e.kind == EventKind::Explain ? ValueKind::Explain : ValueKind::Lineage;
+      v.record.edit() = part;
+    }
+  }
   return e;
 }
 

@@ -169,6 +169,19 @@ std::string render_value(const Value& v) {
     }
     case ValueKind::Audio:
       return fmt::format("audio, {}", size_text(v.tensor->data.size()));
+    case ValueKind::Lineage:
+    case ValueKind::Explain: {
+      // The record on one line, cut after kRecordShown characters (whole in --json and
+      // lineage.json).
+      constexpr size_t kRecordShown = 120;
+      std::string text = table::to_json_text(*v.record, -1);
+      if (text.size() > kRecordShown) {
+        size_t cut = kRecordShown;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        text = text.substr(0, cut) + "...";
+      }
+      return text;
+    }
   }
   return "";
 }
@@ -231,6 +244,9 @@ nlohmann::ordered_json value_json(const Value& v) {
     case ValueKind::Audio:
       j["bytes"] = v.tensor->data.size();
       return j;
+    case ValueKind::Lineage:
+    case ValueKind::Explain:
+      return *v.record;
   }
   return j;
 }

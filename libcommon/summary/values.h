@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,9 +15,22 @@
 
 namespace msdt::summary {
 
-enum class ValueKind : uint8_t { Scalar, Image, Histogram, Tensor, Landscape, Text, Audio };
+// Lineage and Explain are not Summary values but whole records of `_lineage` and `_explain` files
+// (and of 0.1-era summary files), listed among the values one part each (train_lineage,
+// evaluation_lineage, dataset_graph, user_defined_info, explain).
+enum class ValueKind : uint8_t {
+  Scalar,
+  Image,
+  Histogram,
+  Tensor,
+  Landscape,
+  Text,
+  Audio,
+  Lineage,
+  Explain
+};
 
-// "scalar", "image", "histogram", "tensor", "landscape", "text", "audio".
+// "scalar", "image", "histogram", "tensor", "landscape", "text", "audio", "lineage", "explain".
 std::string_view value_kind_name(ValueKind kind);
 std::optional<ValueKind> parse_value_kind(std::string_view name);
 
@@ -105,6 +119,8 @@ struct Value {
   Boxed<Histogram> histogram;
   Boxed<Tensor> tensor;  // Tensor, Text (strings), Audio's encoded bytes in data
   Boxed<Landscape> landscape;
+  Boxed<nlohmann::ordered_json>
+      record;          // Lineage, Explain: the part as JSON (keys as in the .proto)
   std::string plugin;  // TensorFlow's SummaryMetadata plugin_name, when given
 };
 

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--tag", tag, "only tags matching this ECMAScript regex (searched)");
   app.add_option("--kind", kinds,
                  "only these kinds, comma-separated: scalar, image, histogram, tensor, "
-                 "landscape, text, audio");
+                 "landscape, text, audio, lineage, explain");
   app.add_option("--steps", steps, "only steps A-B (A-, -B, or one step)");
   app.add_flag("--runs", options.scan.runs,
                "each directory argument holds runs: its subdirectories (a run column is added)");
