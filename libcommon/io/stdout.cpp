@@ -1,6 +1,7 @@
 #include "io/stdout.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +15,12 @@ namespace msdt {
 LineWriter::LineWriter(int fd, size_t capacity, bool exit_on_closed_pipe)
     : fd_(fd), exit_on_closed_pipe_(exit_on_closed_pipe), buffer_(capacity) {
   setp(buffer_.data(), buffer_.data() + buffer_.size());
+  // A pipe or a socket keeps a write whole only up to PIPE_BUF bytes. Writes to a regular file or
+  // a device are not interleaved with other processes' writes whatever their size (Linux
+  // serialises them on the file), so those get whole lines in batches of the buffer's size.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+    batch_limit_ = capacity;
 }
 
 LineWriter::~LineWriter() { drain(true); }
@@ -37,13 +44,13 @@ void LineWriter::drain(bool everything) {
   const char* end = pptr();
   while (p < end && error_ == 0) {
     size_t left = static_cast<size_t>(end - p);
-    size_t window = left < PIPE_BUF ? left : PIPE_BUF;
+    size_t window = left < batch_limit_ ? left : batch_limit_;
     const void* last = ::memrchr(p, '\n', window);
     const char* chunk_end = nullptr;
     if (last != nullptr) {
-      chunk_end = static_cast<const char*>(last) + 1;  // whole lines up to PIPE_BUF
+      chunk_end = static_cast<const char*>(last) + 1;  // whole lines up to the limit
     } else if (const void* first = std::memchr(p, '\n', left)) {
-      chunk_end = static_cast<const char*>(first) + 1;  // one line longer than PIPE_BUF
+      chunk_end = static_cast<const char*>(first) + 1;  // one line longer than the limit
     } else if (everything) {
       chunk_end = end;  // the incomplete last line, on flush
     } else {

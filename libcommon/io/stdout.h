@@ -1,13 +1,14 @@
 // Standard output for every tool. Two promises, both documented in the man pages:
-// * whole lines: output is handed to write(2) in batches of whole lines of at most PIPE_BUF bytes
-//   (a longer line alone), so two tools appending to one O_APPEND file or pipe (`xargs -P`) never
-//   interleave inside a line;
+// * whole lines: output is handed to write(2) in batches of whole lines, of at most PIPE_BUF bytes
+//   (a longer line alone) into a pipe or socket, of up to the buffer's size into a file or device,
+//   so two tools writing to one file or pipe (`xargs -P`) never interleave inside a line;
 // * a failed write (a closed pipe, a full disk, /dev/full) ends in exit status 3 (kExitOutput):
 //   SIGPIPE is ignored so a closed pipe is an EPIPE we can act on: the process ends at once,
 //   quietly, with status 3 (the reader went away on purpose, as with `| head`, and the rest of a
 //   long walk would be wasted); any other failure is one error line at the end.
 #pragma once
 
+#include <climits>
 #include <streambuf>
 #include <vector>
 
@@ -16,7 +17,8 @@
 namespace msdt {
 
 // A streambuf over a file descriptor that writes only whole lines, batched up to PIPE_BUF bytes
-// per write(2), a line longer than that in one call of its own; an incomplete last line goes out
+// per write(2) into a pipe or socket (the buffer's capacity into a file or device), a line longer
+// than that in one call of its own; an incomplete last line goes out
 // on flush. After a failed write it drops everything and reports failure on every flush; with
 // `exit_on_closed_pipe`, EPIPE ends the process at once with kExitOutput (_exit: no destructors,
 // which may be running on other threads, and nothing buffered is worth saving).
@@ -40,6 +42,7 @@ class LineWriter final : public std::streambuf {
   bool exit_on_closed_pipe_;
   std::vector<char> buffer_;
   int error_ = 0;
+  size_t batch_limit_ = PIPE_BUF;  // the most bytes one write(2) carries (but a longer line)
 };
 
 // Makes std::cout write through a LineWriter on descriptor 1 that exits on a closed pipe, and

@@ -102,10 +102,19 @@ std::string quote_for_message(std::string_view text, size_t max_shown) {
 }
 
 std::string escape_invalid_utf8(std::string_view text) {
-  // Most texts are ASCII: copied whole.
-  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<uint8_t>(c) < 0x80; }))
-    return std::string(text);
   std::string out;
+  escape_invalid_utf8(text, out);
+  return out;
+}
+
+void escape_invalid_utf8(std::string_view text, std::string& out) {
+  // Most texts are ASCII: copied whole.
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<uint8_t>(c) < 0x80; })) {
+    out.assign(text);
+    return;
+  }
+  out.clear();
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     if (size_t n = utf8_sequence_length(text, i); n != 0) {
@@ -116,7 +125,6 @@ std::string escape_invalid_utf8(std::string_view text) {
       ++i;
     }
   }
-  return out;
 }
 
 }  // namespace msdt

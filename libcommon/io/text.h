@@ -52,5 +52,8 @@ std::string quote_for_message(std::string_view text, size_t max_shown = 80);
 // `text` with every byte that is not part of valid UTF-8 spelled \xNN, so that it can go into
 // JSON (whose strings must be UTF-8) and still say which bytes the name held.
 std::string escape_invalid_utf8(std::string_view text);
+// The same into `out` (replaced, its memory reused: a decoder filling one string record after
+// record allocates nothing).
+void escape_invalid_utf8(std::string_view text, std::string& out);
 
 }  // namespace msdt

@@ -207,4 +207,8 @@ Status expect_type(const Field& field, WireType type) {
                                       wire_type_name(type), wire_type_name(field.type)));
 }
 
+Error wrong_field_type(const Field& field, WireType type, std::string_view what) {
+  return std::move(*expect_type(field, type)).with_context(what);
+}
+
 }  // namespace msdt::proto

@@ -89,6 +89,7 @@ class WireReader {
     return true;
   }
   uint64_t offset() const { return in_.offset(); }
+  bool at_end() const { return in_.at_end(); }
 
  private:
   // A varint at p[used] of at most 9 bytes within p[0, n): its value, `used` moved past it.
@@ -128,9 +129,12 @@ Status append_varints(const Field& field, std::vector<uint64_t>& out);
 Status expect_type(const Field& field, WireType type);
 
 // expect_type with `what` (the message and field, "NodeProto.name") in front of its message.
+// The failure of expect_field, out of line.
+Error wrong_field_type(const Field& field, WireType type, std::string_view what);
 inline Status expect_field(const Field& field, WireType type, std::string_view what) {
-  if (field.type == type) return std::nullopt;
-  return (*expect_type(field, type)).with_context(what);
+  if (field.type == type) [[likely]]
+    return std::nullopt;
+  return wrong_field_type(field, type, what);
 }
 
 // A length-delimited field's bytes as text (a view into the message).
@@ -146,6 +150,7 @@ Status each_field(Bytes message, uint64_t base, Visit&& visit) {
   Field field;
   while (true) {
     if (!reader.next_simple(field)) {
+      if (reader.at_end()) return std::nullopt;
       MSDT_TRY(auto other, reader.next());
       if (!other) return std::nullopt;
       field = *other;

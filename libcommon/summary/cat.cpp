@@ -29,15 +29,23 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
 
   ScanOptions scan_options = options.scan;
   scan_options.idle = [&] { out.flush(); };
-  scan(
-      options.inputs, scan_options,
-      [&](const Source& source, const Event& event) {
-        if (values) values->event(source, event);
-        if (tags) tags->event(source, event);
-        if (exporter) exporter->event(source, event);
-        if (plotter) plotter->event(source, event);
-      },
-      diagnostics);
+  // The listing is spelled (--tags counted) on the reading threads when its format allows; the
+  // export and the plots take the events on this thread.
+  bool values_in_parts = values && options.list.format != table::Format::Text;
+  PartMaker parts;
+  if (tags)
+    parts = [&](const Source& source) { return tags->part(source); };
+  else if (values_in_parts)
+    parts = [&](const Source& source) { return values->part(source); };
+  EventSink sink;
+  if ((values && !values_in_parts) || exporter || plotter) {
+    sink = [&](const Source& source, const Event& event) {
+      if (values && !values_in_parts) values->event(source, event);
+      if (exporter) exporter->event(source, event);
+      if (plotter) plotter->event(source, event);
+    };
+  }
+  scan(options.inputs, scan_options, sink, diagnostics, parts);
   if (values) values->finish();
   if (tags) tags->finish();
   if (exporter) exporter->finish();

@@ -931,7 +931,7 @@ Status decode_value(const Field& f, Dialect dialect,
     switch (x.number) {
       case 1:
         MSDT_CHECK(expect_field(x, WireType::Len, "Value.tag"));
-        v.tag = escape_invalid_utf8(field_text(x));
+        escape_invalid_utf8(field_text(x), v.tag);
         return std::nullopt;
       case 2:  // TF simple_value
         if (dialect == Dialect::TensorFlow && x.type == WireType::Fixed32) {
@@ -1015,8 +1015,31 @@ Status decode_value(const Field& f, Dialect dialect,
 
 Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeOptions& options) {
   Event e;
+  MSDT_CHECK(decode_into(payload, base, options, e));
+  return e;
+}
+
+Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptions& options,
+                                 Event& e) {
   e.offset = base;
-  if (dialect_ == Dialect::Lineage) e.kind = EventKind::Lineage;
+  e.wall_time = 0;
+  e.step.reset();
+  e.kind = dialect_ == Dialect::Lineage ? EventKind::Lineage : EventKind::Other;
+  e.version.clear();
+  e.graph = {};
+  e.graph_offset = 0;
+  if (!e.detail.is_null()) e.detail = nullptr;
+  // The values already in `e` are reused in place, their strings' memory with them.
+  size_t used = 0;
+  auto next_value = [&]() -> Value& {
+    if (used < e.values.size()) {
+      Value& v = e.values[used++];
+      v.clear();
+      return v;
+    }
+    ++used;
+    return e.values.emplace_back();
+  };
   MSDT_CHECK_FIELDS(each_field(payload, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:
@@ -1132,13 +1155,13 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
     return each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
       if (v.number != 1) return std::nullopt;
       MSDT_CHECK(expect_field(v, WireType::Len, "Summary.value"));
-      Value& value = e.values.emplace_back();
+      Value& value = next_value();
       bool content = false;
       if (auto s = decode_value(v, dialect_, plugin_by_tag_, value, content))
         return std::move(*s).with_context(
             value.tag.empty() ? std::string("value")
                               : fmt::format("value '{}'", quote_for_message(value.tag)));
-      if (!content) e.values.pop_back();  // nothing we read: an unknown kind is skipped
+      if (!content) --used;  // nothing we read: an unknown kind is skipped
       return std::nullopt;
     });
   }));
@@ -1147,13 +1170,14 @@ Expected<Event> EventDecoder::decode(Bytes payload, uint64_t base, const DecodeO
   // Lineage and explain records are listed among the values, a part each.
   if (options.values && (e.kind == EventKind::Lineage || e.kind == EventKind::Explain)) {
     for (const auto& [key, part] : e.detail.items()) {
-      Value& v = e.values.emplace_back();
+      Value& v = next_value();
       v.tag = key;
       v.kind = e.kind == EventKind::Explain ? ValueKind::Explain : ValueKind::Lineage;
       v.record.edit() = part;
     }
   }
-  return e;
+  e.values.resize(used);
+  return std::nullopt;
 }
 
 }  // namespace msdt::summary

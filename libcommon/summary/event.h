@@ -66,6 +66,10 @@ class EventDecoder {
   // `base`: the payload's offset in the file, for error offsets. Unknown fields are skipped;
   // an error means the payload is not a protobuf message of the expected shape.
   Expected<Event> decode(Bytes payload, uint64_t base, const DecodeOptions& options = {});
+  // The same into `out`, which is overwritten whole but keeps its memory: a reader decoding
+  // record after record into one Event allocates nothing per value. `out` is unspecified after
+  // an error.
+  Status decode_into(Bytes payload, uint64_t base, const DecodeOptions& options, Event& out);
 
  private:
   Dialect dialect_;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <ostream>
+#include <sstream>
 
 #include "io/output_file.h"
 #include "io/text.h"
@@ -286,21 +287,59 @@ ValueLister::ValueLister(const ListOptions& options, const Selection& selection,
       selection_(selection),
       scalars_only_(scalars_only),
       schema_(lister_schema(options, scalars_only)),
+      out_(out),
       sink_(table::make_sink(options.format, schema_, options.header, out)) {}
 
-void ValueLister::event(const Source& source, const Event& e) {
+void ValueLister::rows(table::Sink& sink, table::Record& row, const Source& source,
+                       const Event& e) const {
+  // `row` is reused value after value: its strings keep their memory.
+  row.resize(7);
   for (const Value& v : e.values) {
     if ((scalars_only_ && v.kind != ValueKind::Scalar) || !selection_.matches(e, v)) continue;
-    table::Cell value;
+    row[0] = source.run;
+    row[1] = source.file;
+    row[2] = step_cell(e);
+    row[3] = e.wall_time;
+    row[4] = v.tag;
+    row[5] = std::string(value_kind_name(v.kind));
     if (v.kind == ValueKind::Scalar)
-      value = v.scalar;
+      row[6] = v.scalar;
     else if (options_.format == table::Format::Json)
-      value = table::Composite{"", value_json(v)};
+      row[6] = table::Composite{"", value_json(v)};
     else
-      value = render_value(v);
-    sink_->row({source.run, source.file, step_cell(e), e.wall_time, v.tag,
-                std::string(value_kind_name(v.kind)), std::move(value)});
+      row[6] = render_value(v);
+    sink.row(row);
   }
+}
+
+void ValueLister::event(const Source& source, const Event& e) { rows(*sink_, row_, source, e); }
+
+// One batch's rows, spelled on the reading thread; written out in order by merge().
+class ValueLister::Part final : public EventPart {
+ public:
+  Part(const ValueLister& lister, const Source& source)
+      : lister_(lister),
+        source_(source),
+        sink_(table::make_sink(lister.options_.format, lister.schema_, false, text_)) {}
+  void event(const Event& e) override { lister_.rows(*sink_, row_, source_, e); }
+  void merge() override {
+    sink_->finish();
+    std::string text = std::move(text_).str();
+    lister_.out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+
+ private:
+  const ValueLister& lister_;
+  const Source& source_;
+  std::ostringstream text_;
+  std::unique_ptr<table::Sink> sink_;
+  table::Record row_;
+};
+
+std::unique_ptr<EventPart> ValueLister::part(const Source& source) const {
+  // Aligned text needs every row before the first is written.
+  if (options_.format == table::Format::Text) return nullptr;
+  return std::make_unique<Part>(*this, source);
 }
 
 void ValueLister::finish() { sink_->finish(); }
@@ -308,28 +347,32 @@ void ValueLister::finish() { sink_->finish(); }
 TagTable::TagTable(const ListOptions& options, const Selection& selection, std::ostream& out)
     : options_(options), selection_(selection), out_(out) {}
 
-void TagTable::event(const Source& source, const Event& e) {
+TagTable::Entry& TagTable::Tally::entry(const std::string& run, const std::string& tag,
+                                        ValueKind kind) {
+  auto key = std::make_tuple(std::string_view(run), std::string_view(tag), kind);
+  auto it = index.find(key);
+  if (it == index.end()) {
+    it = index.emplace(std::make_tuple(run, tag, kind), entries.size()).first;
+    Entry& entry = entries.emplace_back();
+    entry.run = run;
+    entry.tag = tag;
+    entry.kind = kind;
+  }
+  return entries[it->second];
+}
+
+void TagTable::add(Tally& tally, const Source& source, const Event& e) const {
   for (size_t position = 0; position < e.values.size(); ++position) {
     const Value& v = e.values[position];
     if (!selection_.matches(e, v)) continue;
     // Writers repeat their tags in the same order step after step: the entry the value at this
     // position had last time is tried before the index.
-    if (by_position_.size() <= position) by_position_.resize(position + 1, SIZE_MAX);
-    size_t& guess = by_position_[position];
-    if (guess == SIZE_MAX || entries_[guess].kind != v.kind || entries_[guess].tag != v.tag ||
-        entries_[guess].run != source.run) {
-      auto key = std::make_tuple(std::string_view(source.run), std::string_view(v.tag), v.kind);
-      auto it = index_.find(key);
-      if (it == index_.end()) {
-        it = index_.emplace(std::make_tuple(source.run, v.tag, v.kind), entries_.size()).first;
-        Entry& entry = entries_.emplace_back();
-        entry.run = source.run;
-        entry.tag = v.tag;
-        entry.kind = v.kind;
-      }
-      guess = it->second;
-    }
-    Entry& entry = entries_[guess];
+    if (tally.by_position.size() <= position) tally.by_position.resize(position + 1, SIZE_MAX);
+    size_t& guess = tally.by_position[position];
+    if (guess == SIZE_MAX || tally.entries[guess].kind != v.kind ||
+        tally.entries[guess].tag != v.tag || tally.entries[guess].run != source.run)
+      guess = static_cast<size_t>(&tally.entry(source.run, v.tag, v.kind) - tally.entries.data());
+    Entry& entry = tally.entries[guess];
     if (entry.steps == 0) {
       entry.first_step = e.step;
       set_shown(entry.first, v);
@@ -340,6 +383,40 @@ void TagTable::event(const Source& source, const Event& e) {
     entry.last_step = e.step;
     set_shown(entry.last, v);
   }
+}
+
+void TagTable::event(const Source& source, const Event& e) { add(tally_, source, e); }
+
+void TagTable::merge(Tally&& part) {
+  for (Entry& p : part.entries) {
+    Entry& m = tally_.entry(p.run, p.tag, p.kind);
+    if (m.steps == 0) {
+      m.first_step = p.first_step;
+      m.first = std::move(p.first);
+    } else if (p.first_step && m.last_step && *p.first_step < *m.last_step) {
+      ++m.out_of_order;  // the step went back between the batches
+    }
+    m.out_of_order += p.out_of_order;
+    m.steps += p.steps;
+    m.last_step = p.last_step;
+    m.last = std::move(p.last);
+  }
+}
+
+class TagTable::Part final : public EventPart {
+ public:
+  Part(TagTable& table, const Source& source) : table_(table), source_(source) {}
+  void event(const Event& e) override { table_.add(tally_, source_, e); }
+  void merge() override { table_.merge(std::move(tally_)); }
+
+ private:
+  TagTable& table_;
+  const Source& source_;
+  Tally tally_;
+};
+
+std::unique_ptr<EventPart> TagTable::part(const Source& source) {
+  return std::make_unique<Part>(*this, source);
 }
 
 void TagTable::set_shown(Shown& shown, const Value& v) const {
@@ -358,7 +435,7 @@ void TagTable::finish() {
                                                     "last_step", "first_value", "last_value"}));
   auto sink = table::make_sink(options_.format, schema, options_.header, out_);
   auto opt = [](const std::optional<int64_t>& v) { return v ? table::Cell(*v) : table::Cell(); };
-  for (const Entry& e : entries_) {
+  for (const Entry& e : tally_.entries) {
     auto cell = [&](const Shown& s) -> table::Cell {
       if (e.kind == ValueKind::Scalar) return s.scalar;
       if (options_.format == table::Format::Json) return table::Composite{s.text, s.json};

@@ -63,14 +63,21 @@ class ValueLister {
   ValueLister(const ListOptions& options, const Selection& selection, bool scalars_only,
               std::ostream& out);
   void event(const Source& source, const Event& event);
+  // The rows of one batch of events spelled on a reading thread (reader.h); nullptr for aligned
+  // text, which needs every row first. The lister must outlive it.
+  std::unique_ptr<EventPart> part(const Source& source) const;
   void finish();
 
  private:
+  class Part;
+  void rows(table::Sink& sink, table::Record& row, const Source& source, const Event& e) const;
   ListOptions options_;
   const Selection& selection_;
   bool scalars_only_;
   table::Schema schema_;
+  std::ostream& out_;
   std::unique_ptr<table::Sink> sink_;
+  table::Record row_;
 };
 
 // --tags: per tag, its kind, the number of steps, first and last step and value, and how often
@@ -79,9 +86,13 @@ class TagTable {
  public:
   TagTable(const ListOptions& options, const Selection& selection, std::ostream& out);
   void event(const Source& source, const Event& event);
+  // One batch's share of the table, counted on a reading thread (reader.h) and added to the
+  // whole in order. The table must outlive it.
+  std::unique_ptr<EventPart> part(const Source& source);
   void finish();
 
  private:
+  class Part;
   // A value as the table will show it: scalars kept as numbers and spelled once, at the end;
   // other kinds rendered when seen (their bytes are gone by then).
   struct Shown {
@@ -97,10 +108,6 @@ class TagTable {
     std::optional<int64_t> first_step, last_step;
     Shown first, last;
   };
-  ListOptions options_;
-  const Selection& selection_;
-  std::ostream& out_;
-  std::vector<Entry> entries_;
   using Key = std::tuple<std::string, std::string, ValueKind>;  // run, tag, kind
   // Looked up with views, so that a value already seen copies no string.
   struct KeyLess {
@@ -114,8 +121,20 @@ class TagTable {
       return {std::get<0>(k), std::get<1>(k), std::get<2>(k)};
     }
   };
-  std::map<Key, size_t, KeyLess> index_;
-  std::vector<size_t> by_position_;  // the entry of the value at each position of the last event
+  // The entries of the tags seen, in first-seen order: the whole table, or a batch's share.
+  struct Tally {
+    std::vector<Entry> entries;
+    std::map<Key, size_t, KeyLess> index;
+    std::vector<size_t> by_position;  // the entry of the value at each position of the last event
+    Entry& entry(const std::string& run, const std::string& tag, ValueKind kind);
+  };
+  void add(Tally& tally, const Source& source, const Event& e) const;
+  void merge(Tally&& part);
+
+  ListOptions options_;
+  const Selection& selection_;
+  std::ostream& out_;
+  Tally tally_;
 };
 
 // --export DIR: scalar.csv (parse_summary's: CRLF, Python floats), image/<tag>_<step>.png,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "io/parallel.h"
@@ -11,11 +12,13 @@ namespace msdt::summary {
 namespace {
 
 // Records are framed this many payload bytes ahead of the decoding (the framing reads only the
-// 12-byte headers), and handed to the workers in batches of about kBatchBytes: large enough to
-// keep the threads' handing over rare, small enough that the decoded events in flight stay a
-// few megabytes.
-constexpr uint64_t kWindowBytes = uint64_t{4} << 20;
-constexpr uint64_t kBatchBytes = uint64_t{32} << 10;
+// 12-byte headers), and handed to the workers in batches: of about kShippedBatchBytes when the
+// decoded events travel to the calling thread (small enough that they are still in cache there),
+// of kPartBatchBytes when parts consume them where they were decoded (large enough that the
+// threads seldom wait on each other).
+constexpr uint64_t kWindowBytes = uint64_t{8} << 20;
+constexpr uint64_t kShippedBatchBytes = uint64_t{32} << 10;
+constexpr uint64_t kPartBatchBytes = uint64_t{256} << 10;
 
 // A framed record, or a damaged stretch to report at its place in the order.
 struct Item {
@@ -87,16 +90,24 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
       }
     }
 
+    const bool ship = static_cast<bool>(callbacks.event);
+    const uint64_t batch_bytes = ship ? kShippedBatchBytes : kPartBatchBytes;
     std::vector<std::pair<size_t, size_t>> batches;  // [first, last) items
     for (size_t i = 0; i < items.size();) {
       size_t first = i;
       uint64_t bytes = 0;
-      while (i < items.size() && (i == first || bytes < kBatchBytes))
+      while (i < items.size() && (i == first || bytes < batch_bytes))
         bytes += items[i++].record.length + kRecordOverhead;
       batches.emplace_back(first, i);
     }
 
-    auto decode = [&](const Item& item) {
+    // Parts are made here, on the calling thread, before the workers start.
+    std::vector<std::unique_ptr<EventPart>> parts(batches.size());
+    if (callbacks.part)
+      for (auto& part : parts) part = callbacks.part();
+
+    // `scratch`: the event decoded into when it stays on this thread (its memory reused).
+    auto decode = [&](const Item& item, EventPart* part, Event& scratch) {
       Outcome out;
       out.next = item.record.next;
       if (item.error) {
@@ -111,12 +122,14 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
         return out;
       }
       out.counted = true;
-      auto event = decoder_->decode(r.payload, r.payload_offset(), options.decode);
-      if (event) {
-        out.event = std::move(*event);
+      Event& event = ship ? out.event.emplace() : scratch;
+      Status status = decoder_->decode_into(r.payload, r.payload_offset(), options.decode, event);
+      if (!status) {
+        if (part) part->event(event);
         return out;
       }
-      Error e = std::move(event).error();
+      out.event.reset();
+      Error e = std::move(*status);
       // Without CRC checks, a payload that does not decode is checked now: damaged bytes are a
       // better explanation than a writer bug (RustBoard's lazy verification).
       if (!options.record.verify && !payload_crc_ok(file, r)) e.context("data CRC mismatch");
@@ -126,9 +139,10 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     auto produce = [&](size_t b) {
       std::vector<Outcome> outcomes;
       outcomes.reserve(batches[b].second - batches[b].first);
+      Event scratch;
       for (size_t i = batches[b].first; i < batches[b].second; ++i) {
         try {
-          outcomes.push_back(decode(items[i]));
+          outcomes.push_back(decode(items[i], parts[b].get(), scratch));
         } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
           Outcome out;
           out.next = items[i].record.next;
@@ -139,7 +153,7 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
       }
       return outcomes;
     };
-    auto consume = [&](size_t, std::vector<Outcome> outcomes) {
+    auto consume = [&](size_t b, std::vector<Outcome> outcomes) {
       for (Outcome& out : outcomes) {
         if (out.counted) ++records_;
         if (out.error) {
@@ -148,6 +162,10 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
           callbacks.event(*out.event);
         }
         offset_ = out.next;
+      }
+      if (parts[b]) {
+        parts[b]->merge();
+        parts[b].reset();
       }
       if (callbacks.done_before) callbacks.done_before(offset_);
     };

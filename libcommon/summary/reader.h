@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -25,8 +26,23 @@ struct ReadOptions {
   unsigned jobs = 1;
 };
 
+// A consumer's share of the reading threads' work: the events of one batch of records are
+// handed to event() on the thread that decoded them, in file order; merge() is then called on
+// the calling thread, batch after batch in file order (where the share joins the whole: text
+// written out, counts added up). Events given to event() live only for that call.
+class EventPart {
+ public:
+  virtual ~EventPart() = default;
+  virtual void event(const Event& event) = 0;
+  virtual void merge() = 0;
+};
+
 struct ReadCallbacks {
+  // Each event, on the calling thread, in file order. Left empty when `part` does all the work:
+  // the events then never leave the thread that decoded them.
   std::function<void(const Event&)> event;
+  // When given, called on the calling thread for a part per batch of records.
+  std::function<std::unique_ptr<EventPart>()> part;
   // A damaged record, skipped (the rest of the file is still read where the framing allows).
   std::function<void(const Error&)> error;
   // A partial record at the end: the file may still be growing.

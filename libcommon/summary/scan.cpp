@@ -35,8 +35,9 @@ struct Run {
 
 class Scanner {
  public:
-  Scanner(const ScanOptions& options, const EventSink& sink, Diagnostics& diagnostics)
-      : options_(options), sink_(sink), diagnostics_(diagnostics) {}
+  Scanner(const ScanOptions& options, const EventSink& sink, const PartMaker& parts,
+          Diagnostics& diagnostics)
+      : options_(options), sink_(sink), parts_(parts), diagnostics_(diagnostics) {}
 
   void add_input(const std::string& input) {
     if (input == "-") {
@@ -155,10 +156,18 @@ class Scanner {
 
   void read_file(Tracked& t, const MappedFile& file) {
     ReadCallbacks callbacks;
-    callbacks.event = [&](const Event& e) {
-      if (auto d = t.reader->dialect()) t.source.dialect = *d;
-      sink_(t.source, e);
-    };
+    if (sink_) {
+      callbacks.event = [&](const Event& e) {
+        if (auto d = t.reader->dialect()) t.source.dialect = *d;
+        sink_(t.source, e);
+      };
+    }
+    if (parts_) {
+      callbacks.part = [&] {
+        if (auto d = t.reader->dialect()) t.source.dialect = *d;
+        return parts_(t.source);
+      };
+    }
     callbacks.error = [&](const Error& e) { diagnostics_.error(t.source.file, e); };
     callbacks.truncated = [&](const Error& e) {
       if (options_.strict)
@@ -199,6 +208,7 @@ class Scanner {
 
   const ScanOptions& options_;
   const EventSink& sink_;
+  const PartMaker& parts_;
   Diagnostics& diagnostics_;
   std::vector<Run> runs_;
 };
@@ -206,8 +216,8 @@ class Scanner {
 }  // namespace
 
 void scan(const std::vector<std::string>& inputs, const ScanOptions& options, const EventSink& sink,
-          Diagnostics& diagnostics) {
-  Scanner scanner(options, sink, diagnostics);
+          Diagnostics& diagnostics, const PartMaker& parts) {
+  Scanner scanner(options, sink, parts, diagnostics);
   for (const std::string& input : inputs) scanner.add_input(input);
   scanner.run();
 }

@@ -35,9 +35,13 @@ struct ScanOptions {
 };
 
 using EventSink = std::function<void(const Source&, const Event&)>;
+// A consumer's part for one batch of a file's records (reader.h); the Source outlives the part.
+using PartMaker = std::function<std::unique_ptr<EventPart>(const Source&)>;
 
 // Reads every input; problems go to `diagnostics` (one line each, naming the file and offset).
+// `sink` sees every event on the calling thread; `parts`, when given, makes the parts that see
+// them on the reading threads. Either may be empty.
 void scan(const std::vector<std::string>& inputs, const ScanOptions& options, const EventSink& sink,
-          Diagnostics& diagnostics);
+          Diagnostics& diagnostics, const PartMaker& parts = {});
 
 }  // namespace msdt::summary

@@ -102,6 +102,7 @@ class Boxed {
     if (!p_) p_ = std::make_unique<T>();
     return *p_;
   }
+  void reset() { p_.reset(); }
 
  private:
   static const T& empty() {
@@ -122,6 +123,19 @@ struct Value {
   Boxed<nlohmann::ordered_json>
       record;          // Lineage, Explain: the part as JSON (keys as in the .proto)
   std::string plugin;  // TensorFlow's SummaryMetadata plugin_name, when given
+
+  // Back to a default Value, keeping the strings' memory (a decoder reusing its events).
+  void clear() {
+    tag.clear();
+    kind = ValueKind::Scalar;
+    scalar = 0;
+    image = Image{};
+    histogram.reset();
+    tensor.reset();
+    landscape.reset();
+    record.reset();
+    plugin.clear();
+  }
 };
 
 }  // namespace msdt::summary

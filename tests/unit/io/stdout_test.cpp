@@ -70,6 +70,37 @@ TEST(LineWriter, EachWriteIsWholeLinesUpToPipeBufOrOneLongLine) {
   }
 }
 
+// Into a regular file writes are not limited to PIPE_BUF (nothing interleaves inside a write
+// there): the file still gets every byte, lines longer than the buffer included.
+TEST(LineWriter, RegularFileGetsEveryLine) {
+  char path[] = "/tmp/msdt_line_writer_XXXXXX";
+  int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::string expected;
+  {
+    LineWriter writer(fd, 8192);
+    std::ostream out(&writer);
+    for (int i = 0; i < 2000; ++i) {
+      std::string line =
+          std::string(static_cast<size_t>(i % 300), 'a' + static_cast<char>(i % 26)) + "\n";
+      if (i == 1000) line = std::string(20000, 'L') + "\n";  // longer than the buffer
+      out << line;
+      expected += line;
+    }
+    out << "tail";
+    expected += "tail";
+    out.flush();
+    EXPECT_EQ(writer.error(), 0);
+  }
+  std::string actual(expected.size() + 10, '\0');
+  ssize_t n = ::pread(fd, actual.data(), actual.size(), 0);
+  ::close(fd);
+  ::unlink(path);
+  ASSERT_EQ(n, static_cast<ssize_t>(expected.size()));
+  actual.resize(static_cast<size_t>(n));
+  EXPECT_EQ(actual, expected);
+}
+
 TEST(LineWriter, AnIncompleteLastLineGoesOutOnFlush) {
   Packets p = run({"one\ntwo\nthr", "ee"}, 4096);
   EXPECT_EQ(p.all, "one\ntwo\nthree");

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 namespace msdt::summary {
 namespace {
@@ -97,6 +99,60 @@ TEST(Output, ValuesInOneCell) {
   hist.histogram.edit().min = 0.0;
   hist.histogram.edit().max = 2.0;
   EXPECT_EQ(render_value(hist), "[0.0, 2.0] n=5.0, 2 buckets");
+}
+
+}  // namespace
+}  // namespace msdt::summary
+
+namespace msdt::summary {
+namespace {
+
+Event scalar_event(int64_t step, const std::string& tag, double value) {
+  Event e;
+  e.step = step;
+  e.wall_time = 1700000000.0 + static_cast<double>(step);
+  Value& v = e.values.emplace_back();
+  v.tag = tag;
+  v.scalar = value;
+  return e;
+}
+
+// --tags counted in batches on reading threads and merged in order equals --tags counted event
+// by event: counts, first and last step and value, and steps going back, also across batches.
+TEST(TagTable, PartsMergedInOrderEqualTheWholeCount) {
+  std::vector<Event> events;
+  for (int64_t step : {1, 2, 3, 5, 4, 6, 2, 7})
+    events.push_back(scalar_event(step, "loss", step * 0.5));
+  events.push_back(scalar_event(8, "acc", 0.9));
+  Source source{"run", "run/file", FileKind::Summary, Dialect::MindSpore};
+  Selection selection;
+  ListOptions options;
+  options.format = table::Format::Json;  // the only format with out_of_order
+
+  std::ostringstream whole_out;
+  TagTable whole(options, selection, whole_out);
+  for (const Event& e : events) whole.event(source, e);
+  whole.finish();
+
+  // Batches of 3: steps 1 2 3 | 5 4 6 | 2 7 + acc; the step goes back inside the second batch
+  // (5 -> 4) and between the second and the third (6 -> 2).
+  std::ostringstream parts_out;
+  TagTable parted(options, selection, parts_out);
+  for (size_t first = 0; first < events.size(); first += 3) {
+    auto part = parted.part(source);
+    for (size_t i = first; i < std::min(first + 3, events.size()); ++i) part->event(events[i]);
+    part->merge();
+  }
+  parted.finish();
+
+  EXPECT_EQ(parts_out.str(), whole_out.str());
+  EXPECT_EQ(whole_out.str(),
+            "{\"run\": \"run\", \"tag\": \"loss\", \"kind\": \"scalar\", \"steps\": 8, "
+            "\"first_step\": 1, \"last_step\": 7, \"first_value\": 0.5, \"last_value\": 3.5, "
+            "\"out_of_order\": 2}\n"
+            "{\"run\": \"run\", \"tag\": \"acc\", \"kind\": \"scalar\", \"steps\": 1, "
+            "\"first_step\": 8, \"last_step\": 8, \"first_value\": 0.9, \"last_value\": 0.9, "
+            "\"out_of_order\": 0}\n");
 }
 
 }  // namespace

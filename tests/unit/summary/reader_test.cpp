@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,48 @@ TEST(FileReader, AnyNumberOfThreadsGivesTheSameCallbacksInFileOrder) {
     Log parallel = read_whole(file, jobs, &records);
     EXPECT_EQ(parallel.lines, serial.lines) << jobs << " threads";
     EXPECT_EQ(records, records_serial) << jobs << " threads";
+  }
+}
+
+// Parts see the events on the reading threads, each once, and their merges come in file order:
+// the lines they gather equal the event lines of the plain reading, with any number of threads,
+// alone or with the events also handed to the calling thread.
+TEST(FileReader, PartsSeeEveryEventOnceAndMergeInFileOrder) {
+  std::string file = damaged_file(30000);
+  Log serial = read_whole(file, 1);
+  std::vector<std::string> events;
+  for (const std::string& line : serial.lines)
+    if (line.rfind("event", 0) == 0) events.push_back(line);
+
+  struct LinePart final : EventPart {
+    explicit LinePart(std::vector<std::string>& merged) : merged_(merged) {}
+    void event(const Event& e) override {
+      std::string line = fmt::format("event {:#x} step {}", e.offset, e.step.value_or(-1));
+      for (const Value& v : e.values) line += fmt::format(" {}={}", v.tag, v.scalar);
+      lines_.push_back(line);
+    }
+    void merge() override { merged_.insert(merged_.end(), lines_.begin(), lines_.end()); }
+    std::vector<std::string>& merged_;
+    std::vector<std::string> lines_;
+  };
+  for (unsigned jobs : {1u, 2u, 8u}) {
+    for (bool also_events : {false, true}) {
+      FileReader reader(FileKind::Summary);
+      ReadOptions options;
+      options.jobs = jobs;
+      Log log;
+      ReadCallbacks callbacks = log.callbacks();
+      if (!also_events) callbacks.event = nullptr;
+      std::vector<std::string> merged;
+      callbacks.part = [&] { return std::make_unique<LinePart>(merged); };
+      reader.read(bytes_of(file), options, callbacks);
+      EXPECT_EQ(merged, events) << jobs << " threads, events too: " << also_events;
+      std::vector<std::string> shipped;
+      for (const std::string& line : log.lines)
+        if (line.rfind("event", 0) == 0) shipped.push_back(line);
+      EXPECT_EQ(shipped, also_events ? events : std::vector<std::string>{});
+      EXPECT_EQ(log.lines.size() - shipped.size(), 4u);  // the three problems and the cut tail
+    }
   }
 }
 
