@@ -1,5 +1,6 @@
 #include "summary/event.h"
 
+#include <endian.h>
 #include <fmt/format.h>
 
 #include <bit>
@@ -927,6 +928,22 @@ Status decode_value(const Field& f, Dialect dialect,
                     bool& content) {
   bool has_metadata = false;
   content = false;
+  // The shape of nearly every MindSpore scalar: the tag (field 1, under 128 bytes), then
+  // scalar_value (field 3, fixed32), nothing else. Read straight off the bytes; the loop below
+  // gives the same Value, with checks this exact shape does not need.
+  if (dialect == Dialect::MindSpore) {
+    const auto* p = reinterpret_cast<const uint8_t*>(f.bytes.data());
+    const size_t n = f.bytes.size();
+    if (n >= 7 && p[0] == 0x0a && p[1] < 0x80 && size_t{p[1]} + 7 == n && p[2 + p[1]] == 0x1d) {
+      escape_invalid_utf8(std::string_view(reinterpret_cast<const char*>(p + 2), p[1]), v.tag);
+      uint32_t bits;
+      std::memcpy(&bits, p + 3 + p[1], 4);
+      v.kind = ValueKind::Scalar;
+      v.scalar = std::bit_cast<float>(le32toh(bits));
+      content = true;
+      return std::nullopt;
+    }
+  }
   MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
     switch (x.number) {
       case 1:
@@ -1144,14 +1161,17 @@ Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptio
     MSDT_CHECK(expect_field(f, WireType::Len, "Event.summary"));
     e.kind = EventKind::Summary;
     if (!options.values) return std::nullopt;
-    // Room for every value at once: a Value is large, and moving the ones already decoded each
-    // time the vector grows costs more than this count.
-    size_t count = 0;
-    (void)each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
-      count += v.number == 1;
-      return std::nullopt;
-    });
-    e.values.reserve(count);
+    // Room for every value at once in a new event: a Value is large, and moving the ones already
+    // decoded each time the vector grows costs more than this count. An event being reused has
+    // its room already.
+    if (e.values.capacity() == 0) {
+      size_t count = 0;
+      (void)each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
+        count += v.number == 1;
+        return std::nullopt;
+      });
+      e.values.reserve(count);
+    }
     return each_field(f.bytes, f.payload_offset, [&](const Field& v) -> Status {
       if (v.number != 1) return std::nullopt;
       MSDT_CHECK(expect_field(v, WireType::Len, "Summary.value"));

@@ -362,6 +362,11 @@ TagTable::Entry& TagTable::Tally::entry(const std::string& run, const std::strin
 }
 
 void TagTable::add(Tally& tally, const Source& source, const Event& e) const {
+  // The guesses hold for one run: another source (another file) starts them again.
+  if (tally.source != &source) {
+    tally.by_position.clear();
+    tally.source = &source;
+  }
   for (size_t position = 0; position < e.values.size(); ++position) {
     const Value& v = e.values[position];
     if (!selection_.matches(e, v)) continue;
@@ -370,7 +375,7 @@ void TagTable::add(Tally& tally, const Source& source, const Event& e) const {
     if (tally.by_position.size() <= position) tally.by_position.resize(position + 1, SIZE_MAX);
     size_t& guess = tally.by_position[position];
     if (guess == SIZE_MAX || tally.entries[guess].kind != v.kind ||
-        tally.entries[guess].tag != v.tag || tally.entries[guess].run != source.run)
+        tally.entries[guess].tag != v.tag)
       guess = static_cast<size_t>(&tally.entry(source.run, v.tag, v.kind) - tally.entries.data());
     Entry& entry = tally.entries[guess];
     if (entry.steps == 0) {

@@ -126,6 +126,7 @@ class TagTable {
     std::vector<Entry> entries;
     std::map<Key, size_t, KeyLess> index;
     std::vector<size_t> by_position;  // the entry of the value at each position of the last event
+    const Source* source = nullptr;   // the source of that event (the guesses are its run's)
     Entry& entry(const std::string& run, const std::string& tag, ValueKind kind);
   };
   void add(Tally& tally, const Source& source, const Event& e) const;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <climits>
+#include <cstdint>
 #include <exception>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -20,18 +23,23 @@ constexpr uint64_t kWindowBytes = uint64_t{8} << 20;
 constexpr uint64_t kShippedBatchBytes = uint64_t{32} << 10;
 constexpr uint64_t kPartBatchBytes = uint64_t{256} << 10;
 
-// A framed record, or a damaged stretch to report at its place in the order.
+// A framed record, or a damaged stretch to report at its place in the order (`error`: an index
+// into the window's framing errors). Small: a window holds tens of thousands.
 struct Item {
   Record record;
-  std::optional<Error> error;  // the framing's problem, the stretch up to record.next skipped
+  uint32_t error = UINT32_MAX;
 };
 
-// What checking and decoding an item gave.
-struct Outcome {
-  uint64_t next = 0;
-  bool counted = false;  // a record whose payload was intact (counted in records())
+// What a batch gave the calling thread: only what it must see there, in order (the events when
+// they are shipped, the problems); everything else went to the batch's part.
+struct Delivery {
+  size_t item = 0;
   std::optional<Event> event;
   std::optional<Error> error;
+};
+struct BatchResult {
+  uint64_t counted = 0;  // records whose payload was intact (counted in records())
+  std::vector<Delivery> deliveries;
 };
 
 std::string skipped_text(const Record& r, uint64_t next, uint64_t size,
@@ -48,39 +56,65 @@ std::string skipped_text(const Record& r, uint64_t next, uint64_t size,
                            what, size - r.offset);
 }
 
+// The records of a window, framed in order from `from`; damaged lengths are resynchronised here.
+struct Window {
+  std::vector<Item> items;
+  std::vector<Error> framing_errors;
+  uint64_t end = 0;            // where the next window starts
+  std::optional<Record> tail;  // the truncated record that ends the file
+};
+
+Window frame_window(Bytes file, uint64_t from, const RecordOptions& options) {
+  Window w;
+  uint64_t at = from, framed = 0;
+  while (at < file.size() && framed < kWindowBytes) {
+    Record r = frame_record(file, at, options);
+    if (r.problem == RecordProblem::Truncated) {
+      w.tail = r;
+      break;
+    }
+    if (r.problem == RecordProblem::BadLengthCrc || r.problem == RecordProblem::TooLarge) {
+      uint64_t next = resync(file, at, options);
+      w.framing_errors.push_back(Error::at_offset(at, skipped_text(r, next, file.size(), options)));
+      r.next = next;
+      w.items.push_back(Item{r, static_cast<uint32_t>(w.framing_errors.size() - 1)});
+      at = next;
+      continue;
+    }
+    framed += r.length + kRecordOverhead;
+    at = r.next;
+    w.items.push_back(Item{r});
+  }
+  w.end = at;
+  return w;
+}
+
 }  // namespace
 
 void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallbacks& callbacks,
                       bool quiet_tail) {
   pending_ = 0;
-  while (offset_ < file.size()) {
-    // Frame a window of records; damaged lengths are resynchronised here, in order.
-    std::vector<Item> items;
-    uint64_t at = offset_, framed = 0;
-    std::optional<Record> tail;  // the truncated record that ends the file
-    while (at < file.size() && framed < kWindowBytes) {
-      Record r = frame_record(file, at, options.record);
-      if (r.problem == RecordProblem::Truncated) {
-        tail = r;
-        break;
-      }
-      if (r.problem == RecordProblem::BadLengthCrc || r.problem == RecordProblem::TooLarge) {
-        uint64_t next = resync(file, at, options.record);
-        Error e = Error::at_offset(at, skipped_text(r, next, file.size(), options.record));
-        r.next = next;
-        items.push_back(Item{r, std::move(e)});
-        at = next;
-        continue;
-      }
-      framed += r.length + kRecordOverhead;
-      at = r.next;
-      items.push_back(Item{r, std::nullopt});
-    }
+  if (offset_ >= file.size()) return;
+  Window next = frame_window(file, offset_, options.record);
+  while (true) {
+    Window window = std::move(next);
+    // The next window is framed on another thread while this one is decoded (with one job, in
+    // turn, on this thread).
+    const bool more = !window.tail && window.end < file.size();
+    std::future<Window> ahead;
+    if (more && options.jobs > 1)
+      ahead = std::async(std::launch::async, [&, from = window.end] {
+        return frame_window(file, from, options.record);
+      });
+    std::vector<Item>& items = window.items;
+    std::vector<Error>& framing_errors = window.framing_errors;
+    const uint64_t at = window.end;
+    std::optional<Record>& tail = window.tail;
 
     // The first record fixes the dialect: a version record says it; otherwise the name does.
     if (!decoder_) {
       for (const Item& item : items) {
-        if (item.error) continue;
+        if (item.error != UINT32_MAX) continue;
         Dialect dialect = default_dialect(kind_);
         if (auto d = dialect_of_version_record(item.record.payload);
             d && kind_ != FileKind::Lineage)
@@ -106,63 +140,64 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     if (callbacks.part)
       for (auto& part : parts) part = callbacks.part();
 
-    // `scratch`: the event decoded into when it stays on this thread (its memory reused).
-    auto decode = [&](const Item& item, EventPart* part, Event& scratch) {
-      Outcome out;
-      out.next = item.record.next;
-      if (item.error) {
-        out.error = *item.error;
-        return out;
+    // One item checked and decoded into `result`; `scratch`: the event decoded into when it
+    // stays on this thread (its memory reused).
+    auto decode = [&](size_t index, EventPart* part, Event& scratch, BatchResult& result) {
+      const Item& item = items[index];
+      if (item.error != UINT32_MAX) {
+        result.deliveries.push_back({index, std::nullopt, framing_errors[item.error]});
+        return;
       }
       const Record& r = item.record;
       if (options.record.verify && !payload_crc_ok(file, r)) {
-        out.error = Error::at_offset(
-            r.offset,
-            fmt::format("data CRC mismatch in a record of {} bytes: record skipped", r.length));
-        return out;
+        result.deliveries.push_back(
+            {index, std::nullopt,
+             Error::at_offset(r.offset, fmt::format("data CRC mismatch in a record of {} bytes: "
+                                                    "record skipped",
+                                                    r.length))});
+        return;
       }
-      out.counted = true;
-      Event& event = ship ? out.event.emplace() : scratch;
+      ++result.counted;
+      Event& event = scratch;  // when shipped, moved out, and a fresh one is filled next time
       Status status = decoder_->decode_into(r.payload, r.payload_offset(), options.decode, event);
       if (!status) {
         if (part) part->event(event);
-        return out;
+        if (ship) result.deliveries.push_back({index, std::move(event), std::nullopt});
+        return;
       }
-      out.event.reset();
       Error e = std::move(*status);
       // Without CRC checks, a payload that does not decode is checked now: damaged bytes are a
       // better explanation than a writer bug (RustBoard's lazy verification).
       if (!options.record.verify && !payload_crc_ok(file, r)) e.context("data CRC mismatch");
-      out.error = std::move(e).with_context("record skipped");
-      return out;
+      result.deliveries.push_back(
+          {index, std::nullopt, std::move(e).with_context("record skipped")});
     };
     auto produce = [&](size_t b) {
-      std::vector<Outcome> outcomes;
-      outcomes.reserve(batches[b].second - batches[b].first);
+      BatchResult result;
       Event scratch;
       for (size_t i = batches[b].first; i < batches[b].second; ++i) {
         try {
-          outcomes.push_back(decode(items[i], parts[b].get(), scratch));
+          decode(i, parts[b].get(), scratch, result);
         } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
-          Outcome out;
-          out.next = items[i].record.next;
-          out.error =
-              Error::at_offset(items[i].record.offset, fmt::format("record skipped: {}", e.what()));
-          outcomes.push_back(std::move(out));
+          result.deliveries.push_back(
+              {i, std::nullopt,
+               Error::at_offset(items[i].record.offset,
+                                fmt::format("record skipped: {}", e.what()))});
         }
       }
-      return outcomes;
+      return result;
     };
-    auto consume = [&](size_t b, std::vector<Outcome> outcomes) {
-      for (Outcome& out : outcomes) {
-        if (out.counted) ++records_;
-        if (out.error) {
-          if (callbacks.error) callbacks.error(*out.error);
-        } else if (out.event && callbacks.event) {
-          callbacks.event(*out.event);
+    auto consume = [&](size_t b, BatchResult result) {
+      records_ += result.counted;
+      for (Delivery& d : result.deliveries) {
+        if (d.error) {
+          if (callbacks.error) callbacks.error(*d.error);
+        } else if (d.event && callbacks.event) {
+          callbacks.event(*d.event);
         }
-        offset_ = out.next;
+        offset_ = items[d.item].record.next;
       }
+      offset_ = items[batches[b].second - 1].record.next;
       if (parts[b]) {
         parts[b]->merge();
         parts[b].reset();
@@ -170,9 +205,9 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
       if (callbacks.done_before) callbacks.done_before(offset_);
     };
     unsigned jobs = decoder_ && decoder_->dialect() == Dialect::TensorFlow ? 1 : options.jobs;
-    ordered_parallel<std::vector<Outcome>>(batches.size(), jobs, 2 * size_t{jobs}, produce,
-                                           consume);
+    ordered_parallel<BatchResult>(batches.size(), jobs, 2 * size_t{jobs}, produce, consume);
     offset_ = at;
+    if (more) next = ahead.valid() ? ahead.get() : frame_window(file, at, options.record);
 
     if (tail) {
       pending_ = file.size() - offset_;
@@ -187,6 +222,7 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
                                        pending_)));
       return;
     }
+    if (!more) return;
   }
 }
 

@@ -123,6 +123,57 @@ TEST(Event, MindSporeValuesOfEveryKind) {
   EXPECT_TRUE(ev.values[4].landscape->path_z);
 }
 
+// A scalar of the common shape (tag, then scalar_value) is read straight off its bytes; every
+// other arrangement goes through the general loop. Both give the same Value, and an event
+// decoded into a reused Event (decode_into) equals a fresh one.
+TEST(Event, ScalarsOfEveryShapeDecodeAlike) {
+  std::string long_tag(200, 't');  // a two-byte length: not the common shape
+  ProtoWriter common, reversed, long_one, bad_utf8, extra, summary;
+  common.string(1, "loss").fixed32(3, fbits(0.25f));
+  reversed.fixed32(3, fbits(0.5f)).string(1, "acc");
+  long_one.string(1, long_tag).fixed32(3, fbits(1.5f));
+  bad_utf8.string(1, "l\xffss").fixed32(3, fbits(2.0f));
+  extra.string(1, "lr").fixed32(3, fbits(0.01f)).varint(99, 1);  // an unknown field after
+  summary.message(1, common)
+      .message(1, reversed)
+      .message(1, long_one)
+      .message(1, bad_utf8)
+      .message(1, extra);
+  ProtoWriter e = event(7);
+  e.message(5, summary);
+  Event ev = decode(Dialect::MindSpore, e);
+  ASSERT_EQ(ev.values.size(), 5u);
+  const std::pair<std::string, float> expected[] = {
+      {"loss", 0.25f}, {"acc", 0.5f}, {long_tag, 1.5f}, {"l\\xffss", 2.0f}, {"lr", 0.01f}};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(ev.values[i].tag, expected[i].first) << i;
+    EXPECT_EQ(ev.values[i].kind, ValueKind::Scalar) << i;
+    EXPECT_EQ(ev.values[i].scalar, static_cast<double>(expected[i].second)) << i;
+  }
+
+  // Decoding into an Event that held other values (a histogram, more of them) gives the same.
+  EventDecoder decoder(Dialect::MindSpore);
+  Event reused;
+  ProtoWriter bucket, hist_msg, hist, big_summary;
+  bucket.fixed64(1, dbits(0.0)).fixed64(2, dbits(1.0)).varint(3, 2);
+  hist_msg.message(1, bucket);
+  hist.string(1, "h").message(9, hist_msg);
+  for (int i = 0; i < 8; ++i) big_summary.message(1, hist);
+  ProtoWriter big = event(1);
+  big.message(5, big_summary);
+  ASSERT_FALSE(decoder.decode_into(big.data(), 0, {}, reused));
+  ASSERT_EQ(reused.values.size(), 8u);
+  ASSERT_FALSE(decoder.decode_into(e.data(), 100, {}, reused));
+  ASSERT_EQ(reused.values.size(), 5u);
+  EXPECT_EQ(reused.step, ev.step);
+  EXPECT_EQ(reused.offset, ev.offset);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(reused.values[i].tag, ev.values[i].tag) << i;
+    EXPECT_EQ(reused.values[i].scalar, ev.values[i].scalar) << i;
+    EXPECT_FALSE(reused.values[i].histogram) << i;  // nothing left of the histograms
+  }
+}
+
 TEST(Event, TensorDataThatDisagreesWithTheDimsIsRefused) {
   float values[] = {1, 2, 3};
   ProtoWriter tensor_msg, value, summary;
