@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace msdt {
 
@@ -107,10 +108,26 @@ std::string escape_invalid_utf8(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Whether every byte is below 0x80, eight at a time.
+bool is_ascii(std::string_view text) {
+  size_t i = 0;
+  uint64_t high = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    high |= word;
+  }
+  for (; i < text.size(); ++i) high |= static_cast<uint8_t>(text[i]);
+  return (high & 0x8080808080808080u) == 0;
+}
+
+}  // namespace
+
 void escape_invalid_utf8(std::string_view text, std::string& out) {
   // Most texts are ASCII: copied whole.
-  if (std::all_of(text.begin(), text.end(),
-                  [](char c) { return static_cast<uint8_t>(c) < 0x80; })) {
+  if (is_ascii(text)) {
     out.assign(text);
     return;
   }
