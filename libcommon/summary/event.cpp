@@ -356,6 +356,7 @@ Status decode_ms_histogram(Bytes message, uint64_t base, Histogram& h) {
 Status append_doubles(const Field& f, std::vector<double>& out) {
   std::vector<std::byte> bytes;
   MSDT_CHECK(append_elements<double>(f, WireType::Fixed64, bytes));
+  if (bytes.empty()) return std::nullopt;
   size_t at = out.size();
   out.resize(at + bytes.size() / 8);
   std::memcpy(out.data() + at, bytes.data(), bytes.size());
@@ -375,7 +376,11 @@ Status decode_tf_histogram(Bytes message, uint64_t base, Histogram& h) {
         if (f.type == WireType::Fixed64) h.max = as_double(f);
         return std::nullopt;
       case 3:
-        if (f.type == WireType::Fixed64) h.count = static_cast<uint64_t>(as_double(f));
+        // A double count: only a finite, non-negative one that fits is a count.
+        if (f.type == WireType::Fixed64) {
+          double n = as_double(f);
+          if (n >= 0 && n < 18446744073709551616.0) h.count = static_cast<uint64_t>(n);
+        }
         return std::nullopt;
       case 4:
         if (f.type == WireType::Fixed64) h.sum = as_double(f);
@@ -438,8 +443,10 @@ Status decode_landscape(Bytes message, uint64_t base, Landscape& l) {
         });
       case 3:
         return each_field(f.bytes, f.payload_offset, [&](const Field& m) -> Status {
-          if (m.number == 1 && m.type == WireType::Len) l.decomposition = field_text(m);
-          if (m.number == 2 && m.type == WireType::Len) l.unit = field_text(m);
+          // Shown and written as JSON: UTF-8 (other bytes as \xNN).
+          if (m.number == 1 && m.type == WireType::Len)
+            escape_invalid_utf8(field_text(m), l.decomposition);
+          if (m.number == 2 && m.type == WireType::Len) escape_invalid_utf8(field_text(m), l.unit);
           if (m.number == 3 && m.type == WireType::Varint)
             l.step_per_epoch = static_cast<int32_t>(m.value);
           return std::nullopt;
