@@ -44,9 +44,24 @@ class ByteReader {
 std::optional<uint64_t> checked_add(uint64_t a, uint64_t b);
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b);
 
-// Little-endian loads from raw memory without aliasing problems.
-uint16_t load_u16le(const std::byte* p);
-uint32_t load_u32le(const std::byte* p);
-uint64_t load_u64le(const std::byte* p);
+// Little-endian loads from raw memory without aliasing problems. Inline: the record framing and
+// the protobuf field reader call them once per field of a file.
+inline uint16_t load_u16le(const std::byte* p) {
+  uint16_t v = 0;
+  for (int i = 1; i >= 0; --i) v = static_cast<uint16_t>((v << 8) | static_cast<uint8_t>(p[i]));
+  return v;
+}
+
+inline uint32_t load_u32le(const std::byte* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+inline uint64_t load_u64le(const std::byte* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
 
 }  // namespace msdt

@@ -2,10 +2,7 @@
 // this only splits a message into fields, and every error carries the absolute byte offset.
 #pragma once
 
-#include <endian.h>
-
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -60,12 +57,12 @@ class WireReader {
         break;
       case 1:
         if (n < 9) return false;
-        value = load_le<uint64_t>(p + 1);
+        value = load_u64le(rest.data() + 1);
         used = 9;
         break;
       case 5:
         if (n < 5) return false;
-        value = load_le<uint32_t>(p + 1);
+        value = load_u32le(rest.data() + 1);
         used = 5;
         break;
       case 2: {
@@ -105,15 +102,6 @@ class WireReader {
       }
     }
     return false;
-  }
-  template <class T>
-  static T load_le(const uint8_t* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (sizeof(T) == 8)
-      return le64toh(v);
-    else
-      return le32toh(v);
   }
 
   ByteReader in_;

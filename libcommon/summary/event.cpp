@@ -1,6 +1,5 @@
 #include "summary/event.h"
 
-#include <endian.h>
 #include <fmt/format.h>
 
 #include <bit>
@@ -943,10 +942,8 @@ Status decode_value(const Field& f, Dialect dialect,
     const size_t n = f.bytes.size();
     if (n >= 7 && p[0] == 0x0a && p[1] < 0x80 && size_t{p[1]} + 7 == n && p[2 + p[1]] == 0x1d) {
       escape_invalid_utf8(std::string_view(reinterpret_cast<const char*>(p + 2), p[1]), v.tag);
-      uint32_t bits;
-      std::memcpy(&bits, p + 3 + p[1], 4);
       v.kind = ValueKind::Scalar;
-      v.scalar = std::bit_cast<float>(le32toh(bits));
+      v.scalar = std::bit_cast<float>(load_u32le(f.bytes.data() + 3 + p[1]));
       content = true;
       return std::nullopt;
     }

@@ -1,27 +1,8 @@
 #include "summary/record.h"
 
-#include <endian.h>
-
-#include <cstring>
-
 #include "summary/crc32c.h"
 
 namespace msdt::summary {
-namespace {
-
-uint64_t load_u64(const std::byte* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return le64toh(v);
-}
-
-uint32_t load_u32(const std::byte* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return le32toh(v);
-}
-
-}  // namespace
 
 std::string_view record_problem_text(RecordProblem problem) {
   switch (problem) {
@@ -47,7 +28,7 @@ Record read_record(Bytes file, uint64_t offset, const RecordOptions& options) {
 }
 
 bool payload_crc_ok(Bytes file, const Record& r) {
-  return masked_crc32c(r.payload) == load_u32(file.data() + r.offset + 12 + r.length);
+  return masked_crc32c(r.payload) == load_u32le(file.data() + r.offset + 12 + r.length);
 }
 
 Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options) {
@@ -59,8 +40,8 @@ Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options) {
     return r;
   }
   const std::byte* p = file.data() + offset;
-  r.length = load_u64(p);
-  if (options.verify && masked_crc32c(Bytes(p, 8)) != load_u32(p + 8)) {
+  r.length = load_u64le(p);
+  if (options.verify && masked_crc32c(Bytes(p, 8)) != load_u32le(p + 8)) {
     r.problem = RecordProblem::BadLengthCrc;
     return r;
   }
@@ -81,12 +62,12 @@ uint64_t resync(Bytes file, uint64_t from, const RecordOptions& options) {
   if (!options.verify) return file.size();
   for (uint64_t at = from + 1; at + 12 <= file.size(); ++at) {
     const std::byte* p = file.data() + at;
-    if (masked_crc32c(Bytes(p, 8)) != load_u32(p + 8)) continue;
-    uint64_t length = load_u64(p);
+    if (masked_crc32c(Bytes(p, 8)) != load_u32le(p + 8)) continue;
+    uint64_t length = load_u64le(p);
     if (length > options.max_length) continue;
     uint64_t left = file.size() - at - 12;
     if (left < length || left - length < 4) return at;  // a truncated tail: let the reader say so
-    if (masked_crc32c(Bytes(p + 12, length)) == load_u32(p + 12 + length)) return at;
+    if (masked_crc32c(Bytes(p + 12, length)) == load_u32le(p + 12 + length)) return at;
   }
   return file.size();
 }

@@ -11,29 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "summary/crc32c.h"
 #include "support/proto_writer.h"
+#include "support/summary_frame.h"
 
 namespace msdt::summary {
 namespace {
 
 using msdt::testing::ProtoWriter;
 
-Bytes bytes_of(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
-std::string le(uint64_t v, int width) {
-  std::string out(static_cast<size_t>(width), '\0');
-  for (int i = 0; i < width; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (8 * i));
-  return out;
-}
-
-std::string frame(std::string_view payload) {
-  std::string length = le(payload.size(), 8);
-  return length + le(masked_crc32c(bytes_of(length)), 4) + std::string(payload) +
-         le(masked_crc32c(bytes_of(payload)), 4);
-}
+using msdt::testing::bytes_of;
+using msdt::testing::frame;
 
 std::string payload_text(const ProtoWriter& w) {
   Bytes b = w.data();

@@ -10,31 +10,15 @@
 #include <vector>
 
 #include "summary/crc32c.h"
+#include "support/summary_frame.h"
 
 namespace msdt::summary {
 namespace {
 
-Bytes bytes_of(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
-std::string le64(uint64_t v) {
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
-  return out;
-}
-std::string le32(uint32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(v >> (8 * i));
-  return out;
-}
-
-// A record framed as MindSpore's WriteRecord does.
-std::string frame(std::string_view payload) {
-  std::string length = le64(payload.size());
-  return length + le32(masked_crc32c(bytes_of(length))) + std::string(payload) +
-         le32(masked_crc32c(bytes_of(payload)));
-}
+using msdt::testing::bytes_of;
+using msdt::testing::frame;
+using msdt::testing::le32;
+using msdt::testing::le64;
 
 TEST(Crc32c, SpecTestVectors) {
   EXPECT_EQ(crc32c(bytes_of("123456789")), 0xE3069283u);
