@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,5 +57,21 @@ std::string escape_invalid_utf8(std::string_view text);
 // The same into `out` (replaced, its memory reused: a decoder filling one string record after
 // record allocates nothing).
 void escape_invalid_utf8(std::string_view text, std::string& out);
+
+// a == b for short texts (a summary's tags, compared once per value of a file) without a call
+// into the C library.
+inline bool same_text(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  size_t i = 0;
+  for (; i + 8 <= a.size(); i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return false;
+  }
+  for (; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
 
 }  // namespace msdt

@@ -29,6 +29,22 @@ struct Field {
   uint64_t payload_offset = 0;  // absolute offset of `bytes`
 };
 
+// A varint at p[used] of at most 9 bytes (63 bits: longer ones go the checked way) within
+// p[0, n): its value, `used` moved past it; false when it is longer or runs off the end.
+inline bool simple_varint(const uint8_t* p, size_t n, size_t& used, uint64_t& value) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 9 && used + i < n; ++i) {
+    const uint8_t byte = p[used + i];
+    v |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      used += i + 1;
+      value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
 class WireReader {
  public:
   explicit WireReader(Bytes message, uint64_t base_offset = 0) : in_(message, base_offset) {}
@@ -89,21 +105,6 @@ class WireReader {
   bool at_end() const { return in_.at_end(); }
 
  private:
-  // A varint at p[used] of at most 9 bytes within p[0, n): its value, `used` moved past it.
-  static bool simple_varint(const uint8_t* p, size_t n, size_t& used, uint64_t& value) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < 9 && used + i < n; ++i) {
-      const uint8_t byte = p[used + i];
-      v |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
-      if ((byte & 0x80) == 0) {
-        used += i + 1;
-        value = v;
-        return true;
-      }
-    }
-    return false;
-  }
-
   ByteReader in_;
 };
 

@@ -35,8 +35,11 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
   PartMaker parts;
   if (tags)
     parts = [&](const Source& source) { return tags->part(source); };
-  else if (values_in_parts)
+  else if (values_in_parts) {
     parts = [&](const Source& source) { return values->part(source); };
+    // A listing's part holds its text until it is written: smaller chunks keep memory down.
+    scan_options.read.chunk_bytes = uint64_t{256} << 10;
+  }
   EventSink sink;
   if ((values && !values_in_parts) || exporter || plotter) {
     sink = [&](const Source& source, const Event& event) {

@@ -927,6 +927,47 @@ bool looks_like_train_lineage(Bytes message) {
   return !status && any;
 }
 
+// The shape of nearly every MindSpore scalar: the tag (field 1, under 128 bytes), then
+// scalar_value (field 3, fixed32), nothing else. Read straight off the bytes (false for any other
+// shape); decode_value's loop gives the same Value, with checks this exact shape does not need.
+// `v.tag` is the tag of a value decoded before (valid UTF-8, escaped) or empty: the same bytes
+// need no escaping and no copy.
+bool read_common_scalar(Bytes bytes, Value& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const size_t n = bytes.size();
+  if (n < 7 || p[0] != 0x0a || p[1] >= 0x80 || size_t{p[1]} + 7 != n || p[2 + p[1]] != 0x1d)
+    return false;
+  std::string_view tag(reinterpret_cast<const char*>(p + 2), p[1]);
+  if (!same_text(tag, v.tag)) escape_invalid_utf8(tag, v.tag);
+  v.kind = ValueKind::Scalar;
+  v.scalar = std::bit_cast<float>(load_u32le(bytes.data() + 3 + p[1]));
+  return true;
+}
+
+// The shape of nearly every event of a MindSpore summary file: wall_time (field 1), step
+// (field 2), then a summary (field 5, last) of scalars of the common shape, in this order.
+// Read straight off the bytes into `e`, values from `next_value`; false for any other event,
+// which decode_into's loop then reads from the start (giving the same Event).
+template <class NextValue>
+bool read_common_event(Bytes payload, Event& e, NextValue&& next_value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const size_t n = payload.size();
+  size_t at = 9;
+  uint64_t step = 0, length = 0;
+  if (n < 12 || p[0] != 0x09 || p[at++] != 0x10 || !proto::simple_varint(p, n, at, step) ||
+      at == n || p[at++] != 0x2a || !proto::simple_varint(p, n, at, length) || length != n - at)
+    return false;
+  while (at < n) {
+    if (n - at < 2 || p[at] != 0x0a || p[at + 1] >= 0x80 || p[at + 1] > n - at - 2) return false;
+    if (!read_common_scalar(payload.subspan(at + 2, p[at + 1]), next_value())) return false;
+    at += 2 + p[at + 1];
+  }
+  e.wall_time = std::bit_cast<double>(load_u64le(payload.data() + 1));
+  e.step = static_cast<int64_t>(step);
+  e.kind = EventKind::Summary;
+  return true;
+}
+
 // `content`: whether the value holds anything of a kind we read (TensorFlow's obsolete histogram,
 // a newer writer's kind: not).
 Status decode_value(const Field& f, Dialect dialect,
@@ -934,20 +975,11 @@ Status decode_value(const Field& f, Dialect dialect,
                     bool& content) {
   bool has_metadata = false;
   content = false;
-  // The shape of nearly every MindSpore scalar: the tag (field 1, under 128 bytes), then
-  // scalar_value (field 3, fixed32), nothing else. Read straight off the bytes; the loop below
-  // gives the same Value, with checks this exact shape does not need.
-  if (dialect == Dialect::MindSpore) {
-    const auto* p = reinterpret_cast<const uint8_t*>(f.bytes.data());
-    const size_t n = f.bytes.size();
-    if (n >= 7 && p[0] == 0x0a && p[1] < 0x80 && size_t{p[1]} + 7 == n && p[2 + p[1]] == 0x1d) {
-      escape_invalid_utf8(std::string_view(reinterpret_cast<const char*>(p + 2), p[1]), v.tag);
-      v.kind = ValueKind::Scalar;
-      v.scalar = std::bit_cast<float>(load_u32le(f.bytes.data() + 3 + p[1]));
-      content = true;
-      return std::nullopt;
-    }
+  if (dialect == Dialect::MindSpore && read_common_scalar(f.bytes, v)) {
+    content = true;
+    return std::nullopt;
   }
+  v.tag.clear();
   MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
     switch (x.number) {
       case 1:
@@ -1055,12 +1087,19 @@ Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptio
   auto next_value = [&]() -> Value& {
     if (used < e.values.size()) {
       Value& v = e.values[used++];
-      v.clear();
+      v.clear_content();  // the tag: decode_value's
       return v;
     }
     ++used;
     return e.values.emplace_back();
   };
+  if (dialect_ == Dialect::MindSpore && options.values) {
+    if (read_common_event(payload, e, next_value)) {
+      e.values.resize(used);
+      return std::nullopt;
+    }
+    used = 0;
+  }
   MSDT_CHECK_FIELDS(each_field(payload, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1:

@@ -28,7 +28,7 @@ bool Selection::matches_step(const std::optional<int64_t>& step) const {
   return (!first_step || *step >= *first_step) && (!last_step || *step <= *last_step);
 }
 
-bool Selection::matches(const Event& event, const Value& value) const {
+bool Selection::matches_some(const Event& event, const Value& value) const {
   if (!kinds.empty() && !kinds.contains(value.kind)) return false;
   if (!matches_step(event.step)) return false;
   return !tag || std::regex_search(value.tag, *tag);
@@ -346,26 +346,6 @@ void ValueLister::finish() { sink_->finish(); }
 
 TagTable::TagTable(const ListOptions& options, const Selection& selection, std::ostream& out)
     : options_(options), selection_(selection), out_(out) {}
-
-namespace {
-
-// a == b for the short tags of a summary without a call into the C library: this comparison runs
-// once per value of a file.
-bool same_text(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  size_t i = 0;
-  for (; i + 8 <= a.size(); i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return false;
-  }
-  for (; i < a.size(); ++i)
-    if (a[i] != b[i]) return false;
-  return true;
-}
-
-}  // namespace
 
 TagTable::Entry& TagTable::Tally::entry(const std::string& run, const std::string& tag,
                                         ValueKind kind) {

@@ -24,11 +24,15 @@ struct ReadOptions {
   // calling thread whatever the number. TensorFlow files are decoded on one thread: a tag's
   // plugin name carries from its first value to the later ones.
   unsigned jobs = 1;
+  // The bytes of records read as one chunk (reader.cpp); 0: the reader's choice, 32 KiB when the
+  // events go to the calling thread, 1 MiB when parts take them. A consumer whose parts hold
+  // output as large as their records asks for less (the chunks in flight are held at once).
+  uint64_t chunk_bytes = 0;
 };
 
-// A consumer's share of the reading threads' work: the events of one batch of records are
+// A consumer's share of the reading threads' work: the events of one chunk of records are
 // handed to event() on the thread that decoded them, in file order; merge() is then called on
-// the calling thread, batch after batch in file order (where the share joins the whole: text
+// the calling thread, chunk after chunk in file order (where the share joins the whole: text
 // written out, counts added up). Events given to event() live only for that call.
 class EventPart {
  public:
@@ -41,7 +45,8 @@ struct ReadCallbacks {
   // Each event, on the calling thread, in file order. Left empty when `part` does all the work:
   // the events then never leave the thread that decoded them.
   std::function<void(const Event&)> event;
-  // When given, called on the calling thread for a part per batch of records.
+  // When given, called for a part per chunk of records, on the reading thread that reads the
+  // chunk (one call at a time).
   std::function<std::unique_ptr<EventPart>()> part;
   // A damaged record, skipped (the rest of the file is still read where the framing allows).
   std::function<void(const Error&)> error;
@@ -52,8 +57,8 @@ struct ReadCallbacks {
 };
 
 // The state of reading one file: where the next record starts, the dialect, TensorFlow's plugin
-// names per tag. Records are framed on the calling thread a window at a time; their CRCs are
-// checked and payloads decoded in batches on `jobs` threads.
+// names per tag. The records are read in chunks on `jobs` threads: each frames its chunk (in
+// turn: a record's header says where the next starts), then checks and decodes it.
 class FileReader {
  public:
   explicit FileReader(FileKind kind) : kind_(kind) {}

@@ -127,6 +127,11 @@ struct Value {
   // Back to a default Value, keeping the strings' memory (a decoder reusing its events).
   void clear() {
     tag.clear();
+    clear_content();
+  }
+  // The same, the tag left as it is: a decoder that reads the same tags event after event
+  // compares before it copies.
+  void clear_content() {
     kind = ValueKind::Scalar;
     scalar = 0;
     image = Image{};

@@ -123,6 +123,99 @@ TEST(Event, MindSporeValuesOfEveryKind) {
   EXPECT_TRUE(ev.values[4].landscape->path_z);
 }
 
+// An event of the common shape (wall_time, step, then a summary of common scalars, in this order)
+// is read straight off its bytes; any other arrangement goes through the general loop, also when
+// the shape breaks after some values were read. Every arrangement gives the same Event, decoded
+// fresh or into a reused one whose tags were others.
+TEST(Event, EventsOfEveryShapeDecodeAlike) {
+  auto scalar = [](std::string_view tag, float value) {
+    ProtoWriter v;
+    v.string(1, tag).fixed32(3, fbits(value));
+    return v;
+  };
+  auto summary_of = [&](bool long_last) {
+    ProtoWriter s;
+    s.message(1, scalar("loss", 0.25f)).message(1, scalar("l\xffss", 0.5f));
+    s.message(1, scalar(long_last ? std::string(200, 't') : std::string("lr"), 0.125f));
+    return s;
+  };
+  struct Shape {
+    const char* name;
+    ProtoWriter event;
+    int64_t step;
+    std::string last_tag;
+  };
+  std::vector<Shape> shapes;
+  auto add = [&](const char* name, ProtoWriter e, int64_t step, bool long_last) {
+    shapes.push_back({name, std::move(e), step, long_last ? std::string(200, 't') : "lr"});
+  };
+  {
+    ProtoWriter e = event(7);
+    add("common", e.message(5, summary_of(false)), 7, false);
+  }
+  {
+    ProtoWriter e;
+    e.varint(2, 7).fixed64(1, dbits(1700000000.5)).message(5, summary_of(false));
+    add("step first", e, 7, false);
+  }
+  {
+    ProtoWriter e = event(-3);  // a ten-byte varint
+    add("negative step", e.message(5, summary_of(false)), -3, false);
+  }
+  {
+    ProtoWriter e = event(7);
+    e.message(5, summary_of(false)).varint(99, 1);
+    add("unknown field after", e, 7, false);
+  }
+  {
+    ProtoWriter e = event(7);
+    add("long tag last", e.message(5, summary_of(true)), 7, true);
+  }
+  EventDecoder decoder(Dialect::MindSpore);
+  Event reused;
+  for (const Shape& shape : shapes) {
+    for (bool fresh : {true, false}) {
+      Event ev;
+      if (fresh) {
+        ev = decode(Dialect::MindSpore, shape.event);
+      } else {
+        ASSERT_FALSE(decoder.decode_into(shape.event.data(), 100, {}, reused)) << shape.name;
+        ev = reused;
+      }
+      SCOPED_TRACE(std::string(shape.name) + (fresh ? ", fresh" : ", reused"));
+      EXPECT_EQ(ev.kind, EventKind::Summary);
+      EXPECT_EQ(ev.step, shape.step);
+      EXPECT_EQ(ev.wall_time, 1700000000.5);
+      EXPECT_EQ(ev.offset, 100u);
+      ASSERT_EQ(ev.values.size(), 3u);
+      const std::pair<std::string, float> expected[] = {
+          {"loss", 0.25f}, {"l\\xffss", 0.5f}, {shape.last_tag, 0.125f}};
+      for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(ev.values[i].tag, expected[i].first) << i;
+        EXPECT_EQ(ev.values[i].kind, ValueKind::Scalar) << i;
+        EXPECT_EQ(ev.values[i].scalar, static_cast<double>(expected[i].second)) << i;
+      }
+    }
+  }
+  // A raw tag equal to what an earlier value's tag became once escaped is its own text: the
+  // bytes l, 0xff, s, s (invalid UTF-8), then the ASCII text l\xffss at the same position, then
+  // another tag.
+  for (std::string_view tag : {std::string_view("l\xffss"), std::string_view("l\\xffss")}) {
+    ProtoWriter raw_summary, raw = event(1);
+    raw_summary.message(1, scalar(tag, 1.0f));
+    raw.message(5, raw_summary);
+    ASSERT_FALSE(decoder.decode_into(raw.data(), 0, {}, reused));
+    ASSERT_EQ(reused.values.size(), 1u);
+    EXPECT_EQ(reused.values[0].tag, "l\\xffss");
+  }
+  ProtoWriter other_summary, other = event(2);
+  other_summary.message(1, scalar("acc", 2.0f));
+  other.message(5, other_summary);
+  ASSERT_FALSE(decoder.decode_into(other.data(), 0, {}, reused));
+  ASSERT_EQ(reused.values.size(), 1u);
+  EXPECT_EQ(reused.values[0].tag, "acc");
+}
+
 // A scalar of the common shape (tag, then scalar_value) is read straight off its bytes; every
 // other arrangement goes through the general loop. Both give the same Value, and an event
 // decoded into a reused Event (decode_into) equals a fresh one.

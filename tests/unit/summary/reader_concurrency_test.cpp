@@ -1,8 +1,6 @@
 // FileReader: records framed on the calling thread and decoded on several, yet every event,
 // damaged record and truncated tail reaches the callbacks in file order, the same with any
 // number of threads, whole or read in pieces as a followed file is.
-#include "summary/reader.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "summary/reader.h"
 #include "support/proto_writer.h"
 #include "support/summary_frame.h"
 
@@ -75,10 +74,12 @@ struct Log {
   }
 };
 
-Log read_whole(const std::string& file, unsigned jobs, uint64_t* records = nullptr) {
+Log read_whole(const std::string& file, unsigned jobs, uint64_t* records = nullptr,
+               uint64_t chunk_bytes = 0) {
   FileReader reader(FileKind::Summary);
   ReadOptions options;
   options.jobs = jobs;
+  options.chunk_bytes = chunk_bytes;
   Log log;
   reader.read(bytes_of(file), options, log.callbacks());
   if (records) *records = reader.records();
@@ -86,7 +87,7 @@ Log read_whole(const std::string& file, unsigned jobs, uint64_t* records = nullp
 }
 
 TEST(FileReader, AnyNumberOfThreadsGivesTheSameCallbacksInFileOrder) {
-  // 60 000 records (about 3.5 MB): many batches, and more than one framing window.
+  // 60 000 records (about 3.5 MB): several chunks of the default size, many of 4 KiB.
   const int steps = 60000;
   std::string file = damaged_file(steps);
   uint64_t records_serial = 0;
@@ -114,12 +115,23 @@ TEST(FileReader, AnyNumberOfThreadsGivesTheSameCallbacksInFileOrder) {
   }
   EXPECT_EQ(last, steps - 1);
 
-  for (unsigned jobs : {2u, 3u, 8u}) {
-    uint64_t records = 0;
-    Log parallel = read_whole(file, jobs, &records);
-    EXPECT_EQ(parallel.lines, serial.lines) << jobs << " threads";
-    EXPECT_EQ(records, records_serial) << jobs << " threads";
+  for (unsigned jobs : {1u, 2u, 3u, 8u}) {
+    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{4096}}) {
+      if (jobs == 1 && chunk_bytes == 0) continue;
+      uint64_t records = 0;
+      Log parallel = read_whole(file, jobs, &records, chunk_bytes);
+      EXPECT_EQ(parallel.lines, serial.lines) << jobs << " threads, chunks of " << chunk_bytes;
+      EXPECT_EQ(records, records_serial) << jobs << " threads, chunks of " << chunk_bytes;
+    }
   }
+  // Chunks smaller than a record (most of them empty), on a shorter file with the same damage.
+  std::string short_file = damaged_file(5000);
+  Log short_serial = read_whole(short_file, 1);
+  ASSERT_EQ(short_serial.lines.size(), 1u + (5000 - 4) + 3 + 1);
+  for (unsigned jobs : {1u, 3u})
+    for (uint64_t chunk_bytes : {uint64_t{7}, uint64_t{100}})
+      EXPECT_EQ(read_whole(short_file, jobs, nullptr, chunk_bytes).lines, short_serial.lines)
+          << jobs << " threads, chunks of " << chunk_bytes;
 }
 
 // Parts see the events on the reading threads, each once, and their merges come in file order:
