@@ -99,16 +99,18 @@ struct Real {
 };
 
 void split_scientific(std::string_view text, Real& r) {
-  // text is "[-]d[.ddd]e±XX"
-  size_t e = text.find('e');
+  // text is "[-]d[.ddd]e±XX", or "[-]inf", "nan" (no exponent: 0)
+  size_t e = std::min(text.find('e'), text.size());
+  r.exponent = 0;
   std::string_view mantissa = text.substr(0, e);
   if (!mantissa.empty() && mantissa[0] == '-') mantissa.remove_prefix(1);
   r.digits.clear();
   for (char c : mantissa)
     if (c != '.') r.digits += c;
   while (r.digits.size() > 1 && r.digits.back() == '0') r.digits.pop_back();
-  std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
-                  r.exponent);
+  if (e + 1 < text.size())
+    std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
+                    r.exponent);
 }
 
 // Shortest digits of a 16-bit float whose neighbours are `below` and `above`: the fewest
