@@ -28,7 +28,7 @@ bool Selection::matches_step(const std::optional<int64_t>& step) const {
   return (!first_step || *step >= *first_step) && (!last_step || *step <= *last_step);
 }
 
-bool Selection::matches_some(const Event& event, const Value& value) const {
+bool Selection::matches(const Event& event, const Value& value) const {
   if (!kinds.empty() && !kinds.contains(value.kind)) return false;
   if (!matches_step(event.step)) return false;
   return !tag || std::regex_search(value.tag, *tag);

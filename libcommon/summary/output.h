@@ -27,14 +27,8 @@ struct Selection {
   std::set<ValueKind> kinds;  // empty: all
   std::optional<int64_t> first_step, last_step;
 
-  // Inline: asked for every value of a file, nearly always with nothing selected.
-  bool matches(const Event& event, const Value& value) const {
-    return (!tag && kinds.empty() && !first_step && !last_step) || matches_some(event, value);
-  }
+  bool matches(const Event& event, const Value& value) const;
   bool matches_step(const std::optional<int64_t>& step) const;
-
- private:
-  bool matches_some(const Event& event, const Value& value) const;
 };
 
 // "A-B", "A-", "-B" or "A"; an error message otherwise.

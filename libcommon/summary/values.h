@@ -124,13 +124,8 @@ struct Value {
       record;          // Lineage, Explain: the part as JSON (keys as in the .proto)
   std::string plugin;  // TensorFlow's SummaryMetadata plugin_name, when given
 
-  // Back to a default Value, keeping the strings' memory (a decoder reusing its events).
-  void clear() {
-    tag.clear();
-    clear_content();
-  }
-  // The same, the tag left as it is: a decoder that reads the same tags event after event
-  // compares before it copies.
+  // Back to a default Value but for the tag, keeping the strings' memory: a decoder reusing its
+  // events compares a tag with the one before it copies it.
   void clear_content() {
     kind = ValueKind::Scalar;
     scalar = 0;
