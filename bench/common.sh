@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# What the whole-command benchmarks share (sourced by compare_commands.sh and watch_bench.sh):
+# What the whole-command benchmarks share (sourced by every bench/*.sh):
 # finding the build and the programs in it, the tools every run needs, a temporary work
 # directory removed on exit, and timing one command with GNU time. Set bench_name before sourcing.
 
@@ -11,6 +11,12 @@ die() {
     exit 2
 }
 log() { printf '%s\n' "$*" >&2; }
+
+# Every reference writes to /dev/null (cat FILE > /dev/null, the tools' discarded output). If it
+# is a regular file (something renamed a file over it as root), each of those writes copies its
+# data into the page cache, and every figure measured against it is wrong: refuse to measure.
+[[ -c /dev/null ]] ||
+    die "/dev/null is not a character device here (it is: $(stat -c %F /dev/null)); as root: rm /dev/null && mknod -m 666 /dev/null c 1 3"
 
 # bench_build [BUILD_DIR]: sets `build` to the absolute build directory (default build/release,
 # else build-release).

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -144,6 +145,17 @@ Expected<AtomicFile> AtomicFile::create(const OpenDirectory& directory, std::str
   AtomicFile file;
   file.directory_fd_ = directory.fd();
   file.name_ = name;
+  // A target that exists and is neither a regular file nor a directory (a device such as
+  // /dev/null or /dev/stdout's terminal, a FIFO, a socket), also through a symbolic link, is
+  // written in place: renaming over it would replace the device node with a regular file (as
+  // root, /dev/null itself), and such outputs are streams with nothing half-written to hide.
+  struct stat target {};
+  if (::fstatat(file.directory_fd_, file.name_.c_str(), &target, 0) == 0 &&
+      !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+    file.fd_ = ::openat(file.directory_fd_, file.name_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (file.fd_ < 0) return Error{fmt::format("cannot open output: {}", errno_text())};
+    return file;
+  }
   // Short whatever the target's length, and unique per process and call, so parallel writers
   // (and several processes writing into one DST) never collide.
   file.temporary_ = fmt::format("{}{}.{}", kTemporaryPrefix, pid, counter.fetch_add(1));
@@ -223,6 +235,7 @@ Status AtomicFile::copy_from(int fd, uint64_t offset, uint64_t length) {
 Status AtomicFile::commit() {
   if (::close(std::exchange(fd_, -1)) != 0)
     return Error{fmt::format("cannot write: {}", errno_text())};
+  if (temporary_.empty()) return std::nullopt;  // written in place (create())
   if (::renameat(directory_fd_, temporary_.c_str(), directory_fd_, name_.c_str()) != 0)
     return Error{fmt::format("cannot rename output into place: {}", errno_text())};
   temporary_.clear();

@@ -3,6 +3,10 @@
 // is every open temporary when the process is stopped by SIGINT, SIGTERM or SIGHUP. A crash, a
 // full disk, Ctrl-C or a bad tensor halfway through therefore never leaves a half-written output.
 //
+// A target that already exists and is not a regular file or a directory (a device such as
+// /dev/null, a FIFO, a socket; also behind a symbolic link) is opened and written in place, never
+// renamed over: the node stays what it was.
+//
 // Temporaries are named ".msdt-tmp.PID.N" whatever the target's name, so that every legal target
 // name (up to 255 bytes) can be written; is_output_temporary() recognises them (and the
 // ".NAME.tmpPID.N" of earlier versions) so that readers skip the debris of a killed run.

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace msdt {
 namespace {
@@ -43,6 +45,46 @@ class OutputFileTest : public testing::Test {
 
   fs::path root_;
 };
+
+// A FIFO (like a device or a socket) is written in place: renaming a regular file over it would
+// take the node away from whoever reads it.
+TEST_F(OutputFileTest, FifoIsWrittenInPlace) {
+  ASSERT_EQ(::mkfifo((root_ / "pipe").c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = read("pipe"); });
+  auto directory = OpenDirectory::open(root_);
+  ASSERT_TRUE(directory) << directory.error().describe();
+  {
+    auto file = AtomicFile::create(*directory, "pipe");
+    ASSERT_TRUE(file) << file.error().describe();
+    ASSERT_FALSE(file->write(std::string_view("through the pipe")));
+    ASSERT_FALSE(file->commit());
+  }
+  reader.join();
+  EXPECT_EQ(received, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(root_ / "pipe")));
+  EXPECT_EQ(names(), std::vector<std::string>{"pipe"});  // no temporary left
+}
+
+// A link to /dev/null (the device -o /dev/null names when run as root) stays a link to the
+// device, which stays a character device; nothing is created beside it.
+TEST_F(OutputFileTest, LinkToDeviceIsWrittenThrough) {
+  struct stat null_device {};
+  if (::stat("/dev/null", &null_device) != 0 || !S_ISCHR(null_device.st_mode))
+    GTEST_SKIP() << "/dev/null is not a character device on this machine";
+  fs::create_symlink("/dev/null", root_ / "null");
+  auto directory = OpenDirectory::open(root_);
+  ASSERT_TRUE(directory) << directory.error().describe();
+  auto file = AtomicFile::create(*directory, "null");
+  ASSERT_TRUE(file) << file.error().describe();
+  ASSERT_FALSE(file->write(std::string_view("discarded")));
+  ASSERT_FALSE(file->commit());
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(root_ / "null")));
+  EXPECT_TRUE(fs::is_character_file(fs::status("/dev/null")));
+  EXPECT_EQ(names(), std::vector<std::string>{"null"});
+  EXPECT_FALSE(write_file_atomically(root_ / "null", "again"));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(root_ / "null")));
+}
 
 TEST_F(OutputFileTest, EveryLegalNameLength) {
   auto directory = OpenDirectory::open(root_);
