@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
@@ -928,40 +929,63 @@ bool looks_like_train_lineage(Bytes message) {
 }
 
 // The shape of nearly every MindSpore scalar: the tag (field 1, under 128 bytes), then
-// scalar_value (field 3, fixed32), nothing else. Read straight off the bytes (false for any other
-// shape); decode_value's loop gives the same Value, with checks this exact shape does not need.
+// scalar_value (field 3, fixed32), nothing else. Where its float starts in the value's n bytes
+// at p; 0 for any other shape.
+size_t common_scalar_float(const uint8_t* p, size_t n) {
+  if (n < 7 || p[0] != 0x0a || p[1] >= 0x80 || size_t{p[1]} + 7 != n || p[2 + p[1]] != 0x1d)
+    return 0;
+  return size_t{p[1]} + 3;
+}
+
+// A scalar of the common shape read straight off its bytes (false for any other shape);
+// decode_value's loop gives the same Value, with checks this exact shape does not need.
 // `v.tag` is the tag of a value decoded before (valid UTF-8, escaped) or empty: the same bytes
 // need no escaping and no copy.
 bool read_common_scalar(Bytes bytes, Value& v) {
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
-  const size_t n = bytes.size();
-  if (n < 7 || p[0] != 0x0a || p[1] >= 0x80 || size_t{p[1]} + 7 != n || p[2 + p[1]] != 0x1d)
-    return false;
+  const size_t at = common_scalar_float(p, bytes.size());
+  if (!at) return false;
   std::string_view tag(reinterpret_cast<const char*>(p + 2), p[1]);
   if (!same_text(tag, v.tag)) escape_invalid_utf8(tag, v.tag);
   v.kind = ValueKind::Scalar;
-  v.scalar = std::bit_cast<float>(load_u32le(bytes.data() + 3 + p[1]));
+  v.scalar = std::bit_cast<float>(load_u32le(bytes.data() + at));
   return true;
 }
 
 // The shape of nearly every event of a MindSpore summary file: wall_time (field 1), step
-// (field 2), then a summary (field 5, last) of scalars of the common shape, in this order.
-// Read straight off the bytes into `e`, values from `next_value`; false for any other event,
-// which decode_into's loop then reads from the start (giving the same Event).
-template <class NextValue>
-bool read_common_event(Bytes payload, Event& e, NextValue&& next_value) {
+// (field 2), then a summary (field 5, last) of scalars of the common shape, in this order. Walks
+// it: `step` and where its varint ends (it starts at byte 10), and on_scalar(at, length) for the
+// bytes of each value (false from it stops the walk); false for any other event.
+template <class OnScalar>
+bool walk_common_event(Bytes payload, uint64_t& step, size_t& step_end, OnScalar&& on_scalar) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   const size_t n = payload.size();
   size_t at = 9;
-  uint64_t step = 0, length = 0;
-  if (n < 12 || p[0] != 0x09 || p[at++] != 0x10 || !proto::simple_varint(p, n, at, step) ||
-      at == n || p[at++] != 0x2a || !proto::simple_varint(p, n, at, length) || length != n - at)
+  uint64_t length = 0;
+  if (n < 12 || p[0] != 0x09 || p[at++] != 0x10 || !proto::simple_varint(p, n, at, step))
+    return false;
+  step_end = at;
+  if (at == n || p[at++] != 0x2a || !proto::simple_varint(p, n, at, length) || length != n - at)
     return false;
   while (at < n) {
     if (n - at < 2 || p[at] != 0x0a || p[at + 1] >= 0x80 || p[at + 1] > n - at - 2) return false;
-    if (!read_common_scalar(payload.subspan(at + 2, p[at + 1]), next_value())) return false;
+    if (!on_scalar(at + 2, size_t{p[at + 1]})) return false;
     at += 2 + p[at + 1];
   }
+  return true;
+}
+
+// An event of the common shape read straight off the bytes into `e`, values from `next_value`;
+// false for any other event, which decode_into's loop then reads from the start (giving the same
+// Event).
+template <class NextValue>
+bool read_common_event(Bytes payload, Event& e, NextValue&& next_value) {
+  uint64_t step = 0;
+  size_t step_end = 0;
+  if (!walk_common_event(payload, step, step_end, [&](size_t at, size_t length) {
+        return read_common_scalar(payload.subspan(at, length), next_value());
+      }))
+    return false;
   e.wall_time = std::bit_cast<double>(load_u64le(payload.data() + 1));
   e.step = static_cast<int64_t>(step);
   e.kind = EventKind::Summary;
@@ -1241,6 +1265,52 @@ Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptio
   }
   e.values.resize(used);
   return std::nullopt;
+}
+
+bool RepeatedShape::take(Bytes payload) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  uint64_t step = 0;
+  size_t step_end = 0;
+  // Walked twice: the shape taken before stays until this one is known to be common.
+  if (!walk_common_event(payload, step, step_end, [&](size_t at, size_t length) {
+        return common_scalar_float(p + at, length) != 0;
+      }))
+    return false;
+  mask_.assign(payload.size(), 0xFF);
+  walk_common_event(payload, step, step_end, [&](size_t at, size_t length) {
+    std::fill_n(mask_.begin() + static_cast<ptrdiff_t>(at + common_scalar_float(p + at, length)), 4,
+                0);
+    return true;
+  });
+  std::fill_n(mask_.begin() + 1, 8, 0);  // wall_time
+  std::fill(mask_.begin() + 10, mask_.begin() + static_cast<ptrdiff_t>(step_end), 0);
+  bytes_.assign(p, p + payload.size());
+  step_end_ = step_end;
+  return true;
+}
+
+bool RepeatedShape::matches(Bytes payload, int64_t& step) const {
+  const size_t n = payload.size();
+  if (n != bytes_.size() || n == 0) return false;
+  const std::byte* p = payload.data();
+  const auto* b = reinterpret_cast<const std::byte*>(bytes_.data());
+  const auto* m = reinterpret_cast<const std::byte*>(mask_.data());
+  // Every byte compared, without an early exit: the loop vectorises.
+  uint64_t differ = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) differ |= (load_u64le(p + i) ^ load_u64le(b + i)) & load_u64le(m + i);
+  for (; i < n; ++i) differ |= static_cast<uint64_t>((p[i] ^ b[i]) & m[i]);
+  if (differ) return false;
+  // The step's varint must have the same width: its last byte alone without the high bit.
+  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  uint64_t value = 0;
+  for (size_t j = 10; j < step_end_; ++j) {
+    const bool last = j + 1 == step_end_;
+    if (((u[j] & 0x80) == 0) != last) return false;
+    value |= static_cast<uint64_t>(u[j] & 0x7F) << (7 * (j - 10));
+  }
+  step = static_cast<int64_t>(value);
+  return true;
 }
 
 }  // namespace msdt::summary

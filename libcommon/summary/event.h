@@ -77,6 +77,27 @@ class EventDecoder {
   std::map<std::string, std::string, std::less<>> plugin_by_tag_;
 };
 
+// The events of one MindSpore writer are nearly all of one shape (wall_time, step, then scalars,
+// each a short tag and a float: decode_into's fast case) and differ from one another only in the
+// wall time, the step and the floats' bytes. Once an event of that shape is taken, matches() tells
+// whether another payload has exactly the same tags in the same layout, without decoding it: a
+// comparison of its bytes with the taken ones outside those fields. For readers that only count
+// values (summary-cat --tags: EventPart::takes_runs in reader.h).
+class RepeatedShape {
+ public:
+  // Takes `payload` as the shape when it is an event of the common shape (true); otherwise false,
+  // and the shape taken before is kept.
+  bool take(Bytes payload);
+  bool taken() const { return !bytes_.empty(); }
+  // Whether `payload` has the shape taken; its step in `step` when it does.
+  bool matches(Bytes payload, int64_t& step) const;
+
+ private:
+  std::vector<uint8_t> bytes_;  // the payload taken
+  std::vector<uint8_t> mask_;   // 0xFF where bytes must equal it, 0 in wall_time, step, floats
+  size_t step_end_ = 0;         // the step's varint is bytes [10, step_end_)
+};
+
 // The dialect a file's first record says: a version string starting with "MindSpore.Event:"
 // (any case) or "brain.Event:"; nullopt when the payload is no version event.
 std::optional<Dialect> dialect_of_version_record(Bytes payload);

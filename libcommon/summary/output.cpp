@@ -361,7 +361,7 @@ TagTable::Entry& TagTable::Tally::entry(const std::string& run, const std::strin
   return entries[it->second];
 }
 
-void TagTable::add(Tally& tally, const Source& source, const Event& e) const {
+void TagTable::add(Tally& tally, const Source& source, const Event& e, const EventRun& run) const {
   // The guesses hold for one run: another source (another file) starts them again.
   if (tally.source != &source) {
     tally.by_position.clear();
@@ -378,22 +378,30 @@ void TagTable::add(Tally& tally, const Source& source, const Event& e) const {
         !same_text(tally.entries[guess].tag, v.tag))
       guess = static_cast<size_t>(&tally.entry(source.run, v.tag, v.kind) - tally.entries.data());
     Entry& entry = tally.entries[guess];
+    // (A run follows an event of its tags: its first values are never the tag's first.)
     if (entry.steps == 0) {
-      entry.first_step = e.step;
+      entry.first_step = run.first_step;
       set_shown(entry.first, v);
     }
-    if (entry.steps && e.step && entry.last_step && *e.step < *entry.last_step)
+    if (entry.steps && run.first_step && entry.last_step && *run.first_step < *entry.last_step)
       ++entry.out_of_order;
-    ++entry.steps;
+    entry.out_of_order += run.steps_back;
+    entry.steps += run.count;
     entry.last_step = e.step;
-    set_shown(entry.last, v);
+    if (tally.part && v.kind != ValueKind::Scalar)
+      entry.unshown_last = v;
+    else
+      set_shown(entry.last, v);
   }
 }
 
-void TagTable::event(const Source& source, const Event& e) { add(tally_, source, e); }
+void TagTable::event(const Source& source, const Event& e) {
+  add(tally_, source, e, EventRun{1, e.step, 0});
+}
 
 void TagTable::merge(Tally&& part) {
   for (Entry& p : part.entries) {
+    if (p.unshown_last) set_shown(p.last, *p.unshown_last);
     Entry& m = tally_.entry(p.run, p.tag, p.kind);
     if (m.steps == 0) {
       m.first_step = p.first_step;
@@ -410,9 +418,18 @@ void TagTable::merge(Tally&& part) {
 
 class TagTable::Part final : public EventPart {
  public:
-  Part(TagTable& table, const Source& source) : table_(table), source_(source) {}
-  void event(const Event& e) override { table_.add(tally_, source_, e); }
+  Part(TagTable& table, const Source& source) : table_(table), source_(source) {
+    tally_.part = true;
+  }
+  void event(const Event& e) override { table_.add(tally_, source_, e, EventRun{1, e.step, 0}); }
   void merge() override { table_.merge(std::move(tally_)); }
+  // A run's steps are not seen one by one: a step range needs each.
+  bool takes_runs() const override {
+    return !table_.selection_.first_step && !table_.selection_.last_step;
+  }
+  void run(const Event& last, const EventRun& run) override {
+    table_.add(tally_, source_, last, run);
+  }
 
  private:
   TagTable& table_;

@@ -107,6 +107,9 @@ class TagTable {
     uint64_t steps = 0, out_of_order = 0;
     std::optional<int64_t> first_step, last_step;
     Shown first, last;
+    // In a part: the last value when it is not a scalar, kept (its views into the file valid
+    // until the part is merged) and rendered once, at the merge, not at every step.
+    std::optional<Value> unshown_last;
   };
   using Key = std::tuple<std::string, std::string, ValueKind>;  // run, tag, kind
   // Looked up with views, so that a value already seen copies no string.
@@ -127,9 +130,11 @@ class TagTable {
     std::map<Key, size_t, KeyLess> index;
     std::vector<size_t> by_position;  // the entry of the value at each position of the last event
     const Source* source = nullptr;   // the source of that event (the guesses are its run's)
+    bool part = false;                // a part's share: see Entry::unshown_last
     Entry& entry(const std::string& run, const std::string& tag, ValueKind kind);
   };
-  void add(Tally& tally, const Source& source, const Event& e) const;
+  // An event, or the last of a run of events of its shape (reader.h).
+  void add(Tally& tally, const Source& source, const Event& e, const EventRun& run) const;
   void merge(Tally&& part);
 
   ListOptions options_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/parallel.h"
+#include "summary/crc32c.h"
 
 namespace msdt::summary {
 namespace {
@@ -23,20 +24,14 @@ namespace {
 // are still in cache there) and kPartChunkBytes when parts consume them where they were decoded
 // (large enough that the threads seldom wait on each other: a 256 KiB chunk costs --tags a tenth
 // more CPU time in hand-overs and concurrent page faults).
-// A worker frames its chunk (the record headers: a chain, each says where the next one is), says
-// where the next chunk starts, then checks and decodes the records it framed while they are in
-// its cache; the framing is the only part done in turn.
+// A worker frames, checks and decodes its chunk's records in one pass, from where the first one
+// looks like it starts (produce() below); what must be done in turn is only checking that start
+// against where the chunk before ended.
 constexpr uint64_t kShippedChunkBytes = uint64_t{32} << 10;
 constexpr uint64_t kPartChunkBytes = uint64_t{1} << 20;
-// How far ahead of the record being framed the file's bytes are fetched into the cache.
-constexpr uint64_t kPrefetchAhead = 4096;
-
-// A framed record, or a damaged stretch to report at its place in the order (`error`: an index
-// into the chunk's framing errors). Small: a chunk holds about a thousand.
-struct Item {
-  Record record;
-  uint32_t error = UINT32_MAX;
-};
+// How far past its beginning a chunk looks for where its first record starts (find_chain)
+// before it waits for the chunk before to say.
+constexpr uint64_t kChainSearch = uint64_t{64} << 10;
 
 // What a chunk gave the calling thread: only what it must see there, in order (the events when
 // they are shipped, the problems); everything else went to the chunk's part.
@@ -66,36 +61,28 @@ std::string skipped_text(const Record& r, uint64_t next, uint64_t size,
                            what, size - r.offset);
 }
 
-// The records that start in [from, limit), framed in order; damaged lengths are resynchronised
-// here. Returns where the framing stopped: the first record at or after `limit`, the end of the
-// file, or (with `tail` set) the truncated record that ends it.
-uint64_t frame_chunk(Bytes file, uint64_t from, uint64_t limit, const RecordOptions& options,
-                     std::vector<Item>& items, std::vector<Error>& framing_errors,
-                     std::optional<Record>& tail) {
-  uint64_t at = from;
-  while (at < file.size() && at < limit) {
-    // Each header says where the next one is: a chain of loads that waits on memory at every
-    // step unless the bytes ahead are already on their way (about one record's worth a step).
-    if (at + kPrefetchAhead + 256 < file.size())
-      for (uint64_t line = 0; line < 256; line += 64)
-        __builtin_prefetch(file.data() + at + kPrefetchAhead + line);
-    Record r = frame_record(file, at, options);
-    if (r.problem == RecordProblem::Truncated) {
-      tail = r;
-      break;
-    }
-    if (r.problem == RecordProblem::BadLengthCrc || r.problem == RecordProblem::TooLarge) {
-      uint64_t next = resync(file, at, options);
-      framing_errors.push_back(Error::at_offset(at, skipped_text(r, next, file.size(), options)));
-      r.next = next;
-      items.push_back(Item{r, static_cast<uint32_t>(framing_errors.size() - 1)});
-      at = next;
-      continue;
-    }
-    at = r.next;
-    items.push_back(Item{r});
+// Where a record that starts in [from, limit) looks like it starts: its length CRC and
+// payload CRC hold, and so does the length CRC of the record after it (when the file holds one).
+// The CRCs are checked whether or not the reading verifies them: this only guesses where a chunk
+// starts (the guess is checked against the chunk before). nullopt when nothing in the range looks
+// so.
+std::optional<uint64_t> find_chain(Bytes file, uint64_t from, uint64_t limit,
+                                   const RecordOptions& options) {
+  auto header_ok = [&](uint64_t at) {
+    return at + 12 <= file.size() &&
+           masked_crc32c(file.subspan(at, 8)) == load_u32le(file.data() + at + 8) &&
+           load_u64le(file.data() + at) <= options.max_length;
+  };
+  for (uint64_t at = from; at < limit; ++at) {
+    if (!header_ok(at)) continue;
+    const uint64_t length = load_u64le(file.data() + at);
+    if (file.size() - at - 12 < length || file.size() - at - 12 - length < 4) continue;
+    const uint64_t next = at + kRecordOverhead + length;
+    if (masked_crc32c(file.subspan(at + 12, length)) == load_u32le(file.data() + next - 4) &&
+        (next == file.size() || header_ok(next)))
+      return at;
   }
-  return at;
+  return std::nullopt;
 }
 
 // Where each chunk starts, said by the worker that framed the chunk before it, in chunk order.
@@ -168,78 +155,146 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
   };
   Frontier frontier(first);
 
-  // One framed item checked and decoded; `scratch`: the event decoded into when it stays on this
-  // thread (its memory reused).
-  auto decode = [&](const Item& item, const std::vector<Error>& framing_errors, EventPart* part,
-                    Event& scratch, ChunkResult& result) {
-    const Record& r = item.record;
-    if (item.error != UINT32_MAX) {
-      result.deliveries.push_back({r.next, std::nullopt, framing_errors[item.error]});
-      return;
-    }
-    if (options.record.verify && !payload_crc_ok(file, r)) {
+  // A chunk's records read: framed, checked and decoded in one pass while they are in this
+  // thread's cache, handed to the chunk's part; what the calling thread must see goes into the
+  // result. Reads the records that start in [from, limit); returns where the framing stopped.
+  auto read_chunk = [&](uint64_t from, uint64_t limit, EventPart* part, ChunkResult& result) {
+    Event scratch;  // decoded into when the event stays on this thread (its memory reused)
+    // For a part that takes runs: the shape of the last event of the common shape it was given,
+    // and the run of intact records of that shape since (counted, not decoded; the last one is
+    // decoded when the run ends).
+    const bool runs = part && part->takes_runs() && decoder_->dialect() == Dialect::MindSpore &&
+                      options.decode.values;
+    RepeatedShape shape;
+    EventRun run{0, std::nullopt, 0};
+    Record run_last;
+    int64_t last_step = 0;
+    auto end_run = [&] {
+      if (!run.count) return;
+      // Of the shape taken, so it decodes.
+      if (!decoder_->decode_into(run_last.payload, run_last.payload_offset(), options.decode,
+                                 scratch))
+        part->run(scratch, run);
+      run = {0, std::nullopt, 0};
+    };
+    // One intact record: true when its event was decoded and handed on.
+    auto decode = [&](const Record& r) {
+      if (options.record.verify && !payload_crc_ok(file, r)) {
+        result.deliveries.push_back(
+            {r.next, std::nullopt,
+             Error::at_offset(r.offset, fmt::format("data CRC mismatch in a record of {} bytes: "
+                                                    "record skipped",
+                                                    r.length))});
+        return false;
+      }
+      ++result.counted;
+      Event& event = scratch;  // when shipped, moved out, and a fresh one is filled next time
+      Status status = decoder_->decode_into(r.payload, r.payload_offset(), options.decode, event);
+      if (!status) {
+        if (part) part->event(event);
+        if (ship) result.deliveries.push_back({r.next, std::move(event), std::nullopt});
+        return true;
+      }
+      Error e = std::move(*status);
+      // Without CRC checks, a payload that does not decode is checked now: damaged bytes are a
+      // better explanation than a writer bug (RustBoard's lazy verification).
+      if (!options.record.verify && !payload_crc_ok(file, r)) e.context("data CRC mismatch");
       result.deliveries.push_back(
-          {r.next, std::nullopt,
-           Error::at_offset(r.offset, fmt::format("data CRC mismatch in a record of {} bytes: "
-                                                  "record skipped",
-                                                  r.length))});
-      return;
+          {r.next, std::nullopt, std::move(e).with_context("record skipped")});
+      return false;
+    };
+    uint64_t at = from;
+    while (at < file.size() && at < limit) {
+      Record r = frame_record(file, at, options.record);
+      if (r.problem == RecordProblem::Truncated) {
+        result.tail = r;
+        break;
+      }
+      try {
+        if (r.problem == RecordProblem::BadLengthCrc || r.problem == RecordProblem::TooLarge) {
+          end_run();
+          uint64_t next = resync(file, at, options.record);
+          result.deliveries.push_back(
+              {next, std::nullopt,
+               Error::at_offset(at, skipped_text(r, next, file.size(), options.record))});
+          at = next;
+          continue;
+        }
+        at = r.next;
+        int64_t step = 0;
+        if (runs && shape.taken() && (!options.record.verify || payload_crc_ok(file, r)) &&
+            shape.matches(r.payload, step)) {
+          ++result.counted;
+          if (!run.count++)
+            run.first_step = step;
+          else if (step < last_step)
+            ++run.steps_back;
+          last_step = step;
+          run_last = r;
+          continue;
+        }
+        end_run();
+        // Only an event the part was given starts a run: it saw the first values of its tags.
+        if (decode(r) && runs) shape.take(r.payload);
+      } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
+        result.deliveries.push_back(
+            {r.next ? r.next : at, std::nullopt,
+             Error::at_offset(r.offset, fmt::format("record skipped: {}", e.what()))});
+      }
     }
-    ++result.counted;
-    Event& event = scratch;  // when shipped, moved out, and a fresh one is filled next time
-    Status status = decoder_->decode_into(r.payload, r.payload_offset(), options.decode, event);
-    if (!status) {
-      if (part) part->event(event);
-      if (ship) result.deliveries.push_back({r.next, std::move(event), std::nullopt});
-      return;
-    }
-    Error e = std::move(*status);
-    // Without CRC checks, a payload that does not decode is checked now: damaged bytes are a
-    // better explanation than a writer bug (RustBoard's lazy verification).
-    if (!options.record.verify && !payload_crc_ok(file, r)) e.context("data CRC mismatch");
-    result.deliveries.push_back(
-        {r.next, std::nullopt, std::move(e).with_context("record skipped")});
+    end_run();
+    return at;
   };
 
   struct Produced {
     ChunkResult result;
     std::unique_ptr<EventPart> part;
   };
+  // Chunk i, read from where its first record starts. That is known for certain only once the
+  // chunk before is read (its last record says where the next starts), so the chunk is read from
+  // where it looks like a record starts (find_chain: two records whose CRCs hold) at once, and
+  // its start is checked when the chunk before has said it: another start (a record copied into
+  // another's payload; damage), and the chunk is read again from there. Where nothing looks
+  // like a record start near the chunk's beginning (a large record spans it; no CRCs), the chunk
+  // waits for the one before.
   auto produce = [&](size_t i) {
     Produced out;
-    ChunkResult& result = out.result;
-    std::optional<uint64_t> from = frontier.wait(i);
-    if (!from) {  // the file ended in an earlier chunk: so it did for the next one
-      frontier.say(i, 0, true);
-      return out;
-    }
-    std::vector<Item> items;
-    std::vector<Error> framing_errors;
-    try {
-      result.end = frame_chunk(file, *from, first + (i + 1) * chunk_bytes, options.record, items,
-                               framing_errors, result.tail);
-    } catch (const std::exception& e) {  // out of memory: the rest of the file is not read
-      frontier.say(i, file.size(), true);
-      result.deliveries.push_back(
-          {file.size(), std::nullopt,
-           Error::at_offset(*from, fmt::format("reading stopped: {}", e.what()))});
-      result.end = file.size();
-      return out;
-    }
-    frontier.say(i, *result.end, result.tail.has_value() || *result.end >= file.size());
-    if (items.empty()) return out;
-    out.part = make_part();
-    Event scratch;
-    for (const Item& item : items) {
-      try {
-        decode(item, framing_errors, out.part.get(), scratch, result);
-      } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
-        result.deliveries.push_back(
-            {item.record.next, std::nullopt,
-             Error::at_offset(item.record.offset, fmt::format("record skipped: {}", e.what()))});
+    const uint64_t begin = first + i * chunk_bytes, limit = begin + chunk_bytes;
+    std::optional<uint64_t> guess =
+        i == 0 ? std::optional(begin)
+               : find_chain(file, begin, std::min(limit, begin + kChainSearch), options.record);
+    std::optional<uint64_t> from = guess ? guess : frontier.wait(i);
+    for (bool checked = !guess || i == 0;;) {
+      if (!from) {  // the file ended in an earlier chunk: so it did for this one
+        frontier.say(i, 0, true);
+        return Produced{};
       }
+      out = Produced{};
+      out.part = make_part();
+      uint64_t end = 0;
+      try {
+        end = read_chunk(*from, limit, out.part.get(), out.result);
+      } catch (const std::exception& e) {  // out of memory: the rest of the file is not read
+        if (!checked) frontier.wait(i);
+        frontier.say(i, file.size(), true);
+        out.result.deliveries.push_back(
+            {file.size(), std::nullopt,
+             Error::at_offset(*from, fmt::format("reading stopped: {}", e.what()))});
+        out.result.end = file.size();
+        return out;
+      }
+      if (!checked) {
+        checked = true;
+        std::optional<uint64_t> known = frontier.wait(i);
+        if (known != from) {
+          from = known;
+          continue;
+        }
+      }
+      out.result.end = end;
+      frontier.say(i, end, out.result.tail.has_value() || end >= file.size());
+      return out;
     }
-    return out;
   };
   std::optional<Record> tail;
   auto consume = [&](size_t, Produced produced) {

@@ -34,11 +34,24 @@ struct ReadOptions {
 // handed to event() on the thread that decoded them, in file order; merge() is then called on
 // the calling thread, chunk after chunk in file order (where the share joins the whole: text
 // written out, counts added up). Events given to event() live only for that call.
+// A run of events that differ from an earlier one given to the same part only in wall time,
+// step and scalar values (RepeatedShape): the same tags and kinds in the same order.
+struct EventRun {
+  uint64_t count = 1;
+  std::optional<int64_t> first_step;  // the first event's step
+  uint64_t steps_back = 0;            // events whose step is below the one before, in the run
+};
+
 class EventPart {
  public:
   virtual ~EventPart() = default;
   virtual void event(const Event& event) = 0;
   virtual void merge() = 0;
+  // A part that only counts (summary-cat --tags) may take runs: after an event() of the shape,
+  // the records of the same shape that follow are not decoded but counted, and reach run() as
+  // the run's last event (decoded) and what the others had: their number and steps.
+  virtual bool takes_runs() const { return false; }
+  virtual void run(const Event& /*last*/, const EventRun& /*run*/) {}
 };
 
 struct ReadCallbacks {
@@ -57,8 +70,10 @@ struct ReadCallbacks {
 };
 
 // The state of reading one file: where the next record starts, the dialect, TensorFlow's plugin
-// names per tag. The records are read in chunks on `jobs` threads: each frames its chunk (in
-// turn: a record's header says where the next starts), then checks and decodes it.
+// names per tag. The records are read in chunks on `jobs` threads, each chunk framed, checked and
+// decoded in one pass from where its first record looks like it starts (two records whose CRCs
+// hold); that start is then checked against where the chunk before ended, and the chunk read
+// again from there when they differ (records inside another's payload; damage).
 class FileReader {
  public:
   explicit FileReader(FileKind kind) : kind_(kind) {}

@@ -87,8 +87,14 @@ class Boxed {
  public:
   Boxed() = default;
   Boxed(const Boxed& other) : p_(other.p_ ? std::make_unique<T>(*other.p_) : nullptr) {}
+  // Into the box already there, when there is one: its members' memory is reused.
   Boxed& operator=(const Boxed& other) {
-    p_ = other.p_ ? std::make_unique<T>(*other.p_) : nullptr;
+    if (!other.p_)
+      p_.reset();
+    else if (p_)
+      *p_ = *other.p_;
+    else
+      p_ = std::make_unique<T>(*other.p_);
     return *this;
   }
   Boxed(Boxed&&) noexcept = default;

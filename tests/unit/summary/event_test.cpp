@@ -267,6 +267,61 @@ TEST(Event, ScalarsOfEveryShapeDecodeAlike) {
   }
 }
 
+// RepeatedShape: an event of the common shape taken, another matches when only its wall time,
+// step (of the same varint width) and floats differ; anything else in its bytes does not.
+TEST(RepeatedShape, OnlyWallTimeStepAndFloatsMayDiffer) {
+  auto scalars = [](double wall_time, uint64_t step,
+                    std::vector<std::pair<std::string, float>> vs) {
+    ProtoWriter summary;
+    for (const auto& [tag, value] : vs) {
+      ProtoWriter v;
+      v.string(1, tag).fixed32(3, fbits(value));
+      summary.message(1, v);
+    }
+    ProtoWriter e;
+    e.fixed64(1, dbits(wall_time)).varint(2, step).message(5, summary);
+    return e;
+  };
+  RepeatedShape shape;
+  EXPECT_FALSE(shape.taken());
+  int64_t step = -1;
+  ProtoWriter first = scalars(1.5, 200, {{"loss", 0.5f}, {"acc", 0.25f}});
+  EXPECT_FALSE(shape.matches(first.data(), step));  // nothing taken yet
+  ASSERT_TRUE(shape.take(first.data()));
+  ASSERT_TRUE(shape.taken());
+
+  // Same tags, other wall time, step of the same width (200 and 16383: two bytes), other floats.
+  ASSERT_TRUE(shape.matches(scalars(9.0, 16383, {{"loss", -3.0f}, {"acc", 1e30f}}).data(), step));
+  EXPECT_EQ(step, 16383);
+  ASSERT_TRUE(shape.matches(scalars(1.5, 128, {{"loss", 0.5f}, {"acc", 0.25f}}).data(), step));
+  EXPECT_EQ(step, 128);
+  // What does not match: another step width, another tag (same length or not), another order,
+  // a value more or less.
+  EXPECT_FALSE(shape.matches(scalars(1.5, 127, {{"loss", 0.5f}, {"acc", 0.25f}}).data(), step));
+  EXPECT_FALSE(shape.matches(scalars(1.5, 16384, {{"loss", 0.5f}, {"acc", 0.25f}}).data(), step));
+  EXPECT_FALSE(shape.matches(scalars(1.5, 200, {{"lost", 0.5f}, {"acc", 0.25f}}).data(), step));
+  EXPECT_FALSE(shape.matches(scalars(1.5, 200, {{"acc", 0.5f}, {"loss", 0.25f}}).data(), step));
+  EXPECT_FALSE(shape.matches(scalars(1.5, 200, {{"loss", 0.5f}}).data(), step));
+  EXPECT_FALSE(
+      shape.matches(scalars(1.5, 200, {{"loss", 0.5f}, {"acc", 0.25f}, {"lr", 1}}).data(), step));
+
+  // An event of another shape is not taken, and the shape taken before stays.
+  ProtoWriter other = scalars(1.5, 200, {{"loss", 0.5f}});
+  other.varint(99, 1);  // an unknown field after the summary
+  EXPECT_FALSE(shape.take(other.data()));
+  ProtoWriter no_step;
+  no_step.fixed64(1, dbits(1.0));
+  EXPECT_FALSE(shape.take(no_step.data()));
+  EXPECT_TRUE(shape.matches(scalars(2.0, 300, {{"loss", 1.0f}, {"acc", 2.0f}}).data(), step));
+  EXPECT_EQ(step, 300);
+  // The matching events decode as their bytes say.
+  EventDecoder decoder(Dialect::MindSpore);
+  auto e = decoder.decode(scalars(2.0, 300, {{"loss", 1.0f}, {"acc", 2.0f}}).data(), 0);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->step, 300);
+  EXPECT_EQ(e->values.at(1).scalar, 2.0);
+}
+
 TEST(Event, TensorDataThatDisagreesWithTheDimsIsRefused) {
   float values[] = {1, 2, 3};
   ProtoWriter tensor_msg, value, summary;

@@ -1,6 +1,7 @@
-// FileReader: records framed on the calling thread and decoded on several, yet every event,
-// damaged record and truncated tail reaches the callbacks in file order, the same with any
-// number of threads, whole or read in pieces as a followed file is.
+// FileReader: records read in chunks on several threads, each chunk from where its first record
+// looks like it starts, yet every event, damaged record and truncated tail reaches the callbacks
+// in file order, the same with any number of threads and any chunk size, whole or read in pieces
+// as a followed file is; parts that take runs of events of one shape count what the events hold.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -210,6 +211,147 @@ TEST(FileReader, DoneBeforeFollowsTheDeliveredEvents) {
   EXPECT_FALSE(behind);
   EXPECT_EQ(done, reader.offset());
   EXPECT_EQ(reader.offset() + reader.pending(), file.size());
+}
+
+// The scalar events of `tags` at `step`, as a payload.
+std::string scalar_event(uint64_t step, const std::vector<std::string>& tags, bool extra = false) {
+  ProtoWriter summary;
+  for (const std::string& tag : tags) {
+    ProtoWriter value;
+    value.string(1, tag).fixed32(3, std::bit_cast<uint32_t>(static_cast<float>(step) / 3));
+    summary.message(1, value);
+  }
+  ProtoWriter event;
+  event.fixed64(1, std::bit_cast<uint64_t>(1700000000.0 + static_cast<double>(step)))
+      .varint(2, step)
+      .message(5, summary);
+  if (extra) event.varint(99, 1);  // an unknown field: decodes alike, not the common shape
+  return payload_text(event);
+}
+
+// Events of changing shapes: three tags; four every 50th step; every 70th step a value with an
+// unknown field; the steps crossing varint widths (127/128, 16383/16384) and going back once
+// (a restarted training), with damaged records among them.
+std::string changing_file(int steps) {
+  ProtoWriter version;
+  version.fixed64(1, std::bit_cast<uint64_t>(1.0)).string(3, "MindSpore.Event:1");
+  std::string file = frame(payload_text(version));
+  for (int i = 1; i <= steps; ++i) {
+    uint64_t step = i < 15000 ? static_cast<uint64_t>(i) : static_cast<uint64_t>(i) + 1000;
+    if (i >= 9000 && i < 9100) step = static_cast<uint64_t>(i) - 5000;  // back, then on
+    std::vector<std::string> tags{"loss", "accuracy", "learning_rate"};
+    if (i % 50 == 0) tags.push_back("grad_norm");
+    std::string record = frame(scalar_event(step, tags, i % 70 == 0));
+    if (i == 7777) record[20] ^= 0x40;  // data CRC
+    if (i == 8888) record[2] ^= 0x01;   // length CRC: resync
+    file += record;
+  }
+  return file;
+}
+
+// A part that takes runs, and what it was given, in order: "event <line>" or
+// "run <count> <first step> <steps back> <line of the last>".
+struct RunPart final : EventPart {
+  explicit RunPart(std::vector<std::string>& merged) : merged_(merged) {}
+  static std::string line(const Event& e) {
+    std::string line = fmt::format("event {:#x} step {}", e.offset, e.step.value_or(-1));
+    for (const Value& v : e.values) line += fmt::format(" {}={}", v.tag, v.scalar);
+    return line;
+  }
+  void event(const Event& e) override { lines_.push_back(line(e)); }
+  bool takes_runs() const override { return true; }
+  void run(const Event& last, const EventRun& run) override {
+    lines_.push_back(fmt::format("run {} {} {} {}", run.count, run.first_step.value_or(-1),
+                                 run.steps_back, line(last)));
+  }
+  void merge() override { merged_.insert(merged_.end(), lines_.begin(), lines_.end()); }
+  std::vector<std::string>& merged_;
+  std::vector<std::string> lines_;
+};
+
+// Every run stands for events of the plain reading in order: as many, the first's step, the
+// steps going back among them, the last one's line; the events not in runs are given as such.
+TEST(FileReader, RunsStandForTheEventsTheyCount) {
+  const std::string file = changing_file(20000);
+  std::vector<std::string> events;
+  std::vector<int64_t> steps;
+  for (const std::string& line : read_whole(file, 1).lines) {
+    long long step = 0;
+    if (std::sscanf(line.c_str(), "event %*s step %lld", &step) != 1) continue;
+    events.push_back(line);
+    steps.push_back(step);
+  }
+  ASSERT_EQ(events.size(), 1u + 20000 - 2);  // the version record; two damaged records
+  for (unsigned jobs : {1u, 2u, 5u}) {
+    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{4096}, uint64_t{300}}) {
+      FileReader reader(FileKind::Summary);
+      ReadOptions options;
+      options.jobs = jobs;
+      options.chunk_bytes = chunk_bytes;
+      std::vector<std::string> merged;
+      Log problems;
+      ReadCallbacks callbacks = problems.callbacks();
+      callbacks.event = nullptr;
+      callbacks.part = [&] { return std::make_unique<RunPart>(merged); };
+      reader.read(bytes_of(file), options, callbacks);
+      EXPECT_EQ(problems.lines.size(), 2u);
+      const std::string where = fmt::format("{} threads, chunks of {}", jobs, chunk_bytes);
+      size_t k = 0, in_runs = 0;
+      for (const std::string& item : merged) {
+        ASSERT_LT(k, events.size()) << where;
+        if (item.rfind("event ", 0) == 0) {
+          ASSERT_EQ(item, events[k]) << where;
+          ++k;
+          continue;
+        }
+        unsigned long long count = 0, back = 0;
+        long long first = 0;
+        int used = 0;
+        ASSERT_EQ(std::sscanf(item.c_str(), "run %llu %lld %llu %n", &count, &first, &back, &used),
+                  3)
+            << item;
+        ASSERT_GE(count, 1u);
+        ASSERT_LE(k + count, events.size()) << where;
+        // The event before the run is of its shape (the part saw its tags' first values).
+        ASSERT_GT(k, 0u);
+        EXPECT_EQ(first, steps[k]) << where << ": " << item;
+        uint64_t expected_back = 0;
+        for (size_t j = k + 1; j < k + count; ++j) expected_back += steps[j] < steps[j - 1];
+        EXPECT_EQ(back, expected_back) << where << ": " << item;
+        EXPECT_EQ(item.substr(static_cast<size_t>(used)), events[k + count - 1]) << where;
+        k += count;
+        in_runs += count;
+      }
+      EXPECT_EQ(k, events.size()) << where;
+      EXPECT_EQ(reader.records(), events.size()) << where;  // the intact records, all events
+      // Most events are counted in runs, not decoded.
+      EXPECT_GT(in_runs, events.size() / 2) << where;
+    }
+  }
+}
+
+// A record whose payload holds a whole summary file (records with sound CRCs, as when a file's
+// bytes are logged as a tensor): a chunk that starts inside that payload finds those records
+// first, and the reading must notice that the chunk before ends elsewhere.
+TEST(FileReader, RecordsInsideAPayloadAreNotTakenForTheFile) {
+  std::string inner;
+  for (uint64_t step = 1; step <= 400; ++step) inner += frame(scalar_event(step, {"inner"}));
+  ProtoWriter carrier;
+  carrier.fixed64(1, std::bit_cast<uint64_t>(5.0)).varint(2, 1000).string(99, inner);
+  ProtoWriter version;
+  version.fixed64(1, std::bit_cast<uint64_t>(1.0)).string(3, "MindSpore.Event:1");
+  std::string file = frame(payload_text(version));
+  for (uint64_t step = 1; step <= 300; ++step) file += frame(scalar_event(step, {"outer"}));
+  file += frame(payload_text(carrier));
+  for (uint64_t step = 1001; step <= 1300; ++step) file += frame(scalar_event(step, {"outer"}));
+
+  Log serial = read_whole(file, 1);
+  ASSERT_EQ(serial.lines.size(), 1u + 300 + 1 + 300);
+  for (const std::string& line : serial.lines) EXPECT_EQ(line.find("inner"), std::string::npos);
+  for (unsigned jobs : {2u, 4u})
+    for (uint64_t chunk_bytes : {uint64_t{64}, uint64_t{1000}, uint64_t{4096}})
+      EXPECT_EQ(read_whole(file, jobs, nullptr, chunk_bytes).lines, serial.lines)
+          << jobs << " threads, chunks of " << chunk_bytes;
 }
 
 }  // namespace
