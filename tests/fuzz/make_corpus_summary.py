@@ -125,6 +125,19 @@ def main():
     bad_length[len(record(ms[0])) + 1] ^= 0x01
     write(RECORDS, "bad_length_crc", bytes(bad_length))
     write(RECORDS, "huge_length", struct.pack("<Q", 1 << 62) + b"\0" * 8)
+    # Runs of one shape (steps crossing a varint width, going back), broken by other shapes; and
+    # a whole file inside one record's payload (records whose CRCs hold where no record starts).
+    def scalars(step, tags):
+        return event(1700000000.0 + step, step,
+                     ld(5, b"".join(ld(1, ld(1, t) + f32(3, step / 3)) for t in tags)))
+    steps = list(range(120, 140)) + list(range(100, 110)) + list(range(110, 125))
+    runs = [ms[0]] + [scalars(s, [b"loss", b"acc"] + ([b"lr"] if s % 7 == 0 else []))
+                      for s in steps]
+    write(RECORDS, "runs", b"".join(record(p) for p in runs))
+    inner = b"".join(record(scalars(s, [b"inner"])) for s in range(1, 9))
+    nested = [ms[0], scalars(1, [b"outer"]), event(1700000005.0, 2, ld(99, inner)),
+              scalars(3, [b"outer"]), scalars(4, [b"outer"])]
+    write(RECORDS, "nested", b"".join(record(p) for p in nested))
 
 
 if __name__ == "__main__":
