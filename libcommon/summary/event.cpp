@@ -8,6 +8,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "io/text.h"
 #include "ir/graph_proto.h"
 #include "proto/wire_reader.h"
@@ -310,12 +314,33 @@ Status decode_image(Bytes message, uint64_t base, Image& image) {
 }
 
 // MindSpore's Summary.Histogram (spec §5.4).
+// The shape of every bucket MindSpore writes: left (field 1, fixed64), width (2, fixed64), count
+// (3, a varint of at most 9 bytes), in this order and nothing else. Read straight off the bytes
+// (false for any other shape); decode_ms_histogram's loop gives the same Bucket.
+bool read_common_bucket(Bytes bytes, Bucket& b) {
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const size_t n = bytes.size();
+  size_t at = 19;
+  uint64_t count = 0;
+  if (n < 20 || p[0] != 0x09 || p[9] != 0x11 || p[18] != 0x18 ||
+      !proto::simple_varint(p, n, at, count) || at != n)
+    return false;
+  b.left = std::bit_cast<double>(load_u64le(bytes.data() + 1));
+  b.width = std::bit_cast<double>(load_u64le(bytes.data() + 10));
+  b.count = static_cast<double>(static_cast<int64_t>(count));
+  return true;
+}
+
 Status decode_ms_histogram(Bytes message, uint64_t base, Histogram& h) {
   return each_field(message, base, [&](const Field& f) -> Status {
     switch (f.number) {
       case 1: {
         MSDT_CHECK(expect_field(f, WireType::Len, "Histogram.buckets"));
         Bucket b;
+        if (read_common_bucket(f.bytes, b)) {
+          h.buckets.push_back(b);
+          return std::nullopt;
+        }
         MSDT_CHECK(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
           if (x.number == 1 && x.type == WireType::Fixed64) b.left = as_double(x);
           if (x.number == 2 && x.type == WireType::Fixed64) b.width = as_double(x);
@@ -1295,9 +1320,26 @@ bool RepeatedShape::matches(Bytes payload, int64_t& step) const {
   const std::byte* p = payload.data();
   const auto* b = reinterpret_cast<const std::byte*>(bytes_.data());
   const auto* m = reinterpret_cast<const std::byte*>(mask_.data());
-  // Every byte compared, without an early exit: the loop vectorises.
-  uint64_t differ = 0;
+  // Every byte compared, without an early exit; 16 at a time, the last 16 overlapping the ones
+  // before (comparing a byte twice changes nothing).
   size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 16) {
+    auto load = [](const std::byte* at) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    };
+    __m128i differ = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16)
+      differ =
+          _mm_or_si128(differ, _mm_and_si128(_mm_xor_si128(load(p + i), load(b + i)), load(m + i)));
+    const size_t last = n - 16;
+    differ = _mm_or_si128(
+        differ, _mm_and_si128(_mm_xor_si128(load(p + last), load(b + last)), load(m + last)));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) != 0xFFFF) return false;
+    i = n;
+  }
+#endif
+  uint64_t differ = 0;
   for (; i + 8 <= n; i += 8) differ |= (load_u64le(p + i) ^ load_u64le(b + i)) & load_u64le(m + i);
   for (; i < n; ++i) differ |= static_cast<uint64_t>((p[i] ^ b[i]) & m[i]);
   if (differ) return false;

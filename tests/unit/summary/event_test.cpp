@@ -267,6 +267,37 @@ TEST(Event, ScalarsOfEveryShapeDecodeAlike) {
   }
 }
 
+// Buckets of MindSpore's shape (left, width, count) are read straight off their bytes; every
+// other shape (fields reordered or missing, a negative count's ten-byte varint, an unknown field)
+// gives the same Bucket by the general loop.
+TEST(Event, HistogramBucketsOfEveryShapeDecodeAlike) {
+  ProtoWriter common, reordered, no_width, negative, extra;
+  common.fixed64(1, dbits(-1.0)).fixed64(2, dbits(0.5)).varint(3, 300);
+  reordered.varint(3, 300).fixed64(2, dbits(0.5)).fixed64(1, dbits(-1.0));
+  no_width.fixed64(1, dbits(-1.0)).varint(3, 300);
+  negative.fixed64(1, dbits(-1.0)).fixed64(2, dbits(0.5)).varint(3, static_cast<uint64_t>(-2));
+  extra.fixed64(1, dbits(-1.0)).fixed64(2, dbits(0.5)).varint(3, 300).varint(15, 1);
+  ProtoWriter hist_msg;
+  for (const ProtoWriter* b : {&common, &reordered, &no_width, &negative, &extra})
+    hist_msg.message(1, *b);
+  ProtoWriter hist, summary;
+  hist.string(1, "h").message(9, hist_msg);
+  summary.message(1, hist);
+  ProtoWriter e = event(3);
+  e.message(5, summary);
+  Event ev = decode(Dialect::MindSpore, e);
+  ASSERT_EQ(ev.values.size(), 1u);
+  const auto& buckets = ev.values[0].histogram->buckets;
+  ASSERT_EQ(buckets.size(), 5u);
+  const double expected[5][3] = {
+      {-1, 0.5, 300}, {-1, 0.5, 300}, {-1, 0, 300}, {-1, 0.5, -2}, {-1, 0.5, 300}};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(buckets[i].left, expected[i][0]) << i;
+    EXPECT_EQ(buckets[i].width, expected[i][1]) << i;
+    EXPECT_EQ(buckets[i].count, expected[i][2]) << i;
+  }
+}
+
 // RepeatedShape: an event of the common shape taken, another matches when only its wall time,
 // step (of the same varint width) and floats differ; anything else in its bytes does not.
 TEST(RepeatedShape, OnlyWallTimeStepAndFloatsMayDiffer) {
