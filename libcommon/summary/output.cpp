@@ -423,10 +423,8 @@ class TagTable::Part final : public EventPart {
   }
   void event(const Event& e) override { table_.add(tally_, source_, e, EventRun{1, e.step, 0}); }
   void merge() override { table_.merge(std::move(tally_)); }
-  // A run's steps are not seen one by one: a step range needs each.
-  bool takes_runs() const override {
-    return !table_.selection_.first_step && !table_.selection_.last_step;
-  }
+  bool takes_runs() const override { return true; }
+  bool counts_step(int64_t step) const override { return table_.selection_.matches_step(step); }
   void run(const Event& last, const EventRun& run) override {
     table_.add(tally_, source_, last, run);
   }

@@ -155,6 +155,11 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
   const size_t chunks = static_cast<size_t>((file.size() - first + chunk_bytes - 1) / chunk_bytes);
   const unsigned jobs =
       decoder_ && decoder_->dialect() == Dialect::TensorFlow ? 1 : std::max(1u, options.jobs);
+  // Chunks are read from where their records look like they start only when threads share the
+  // work (one thread reads them in order anyway) and once the dialect is known: no intact record
+  // before a truncated one means nothing is decoded, and records read from a wrong start must
+  // leave no trace (TensorFlow's plugin names, kept per tag, would: its files take one thread).
+  const bool speculate = jobs > 1 && decoder_.has_value();
   // A chunk's part is made by the worker that reads it, one at a time.
   std::mutex parts_mutex;
   auto make_part = [&]() -> std::unique_ptr<EventPart> {
@@ -172,9 +177,10 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     // For a part that takes runs: the shape of the last event of the common shape it was given,
     // and the run of intact records of that shape since (counted, not decoded; the last one is
     // decoded when the run ends).
-    const bool runs = part && part->takes_runs() && decoder_->dialect() == Dialect::MindSpore &&
-                      options.decode.values;
+    const bool runs = part && !ship && part->takes_runs() &&
+                      decoder_->dialect() == Dialect::MindSpore && options.decode.values;
     RepeatedShape shape;
+    bool shape_counted = false;  // the event whose shape was taken is one the part counts
     EventRun run{0, std::nullopt, 0};
     Record run_last;
     int64_t last_step = 0;
@@ -237,18 +243,26 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
         int64_t step = 0;
         if (runs && shape.taken() && (!options.record.verify || payload_crc_ok(file, r)) &&
             shape.matches(r.payload, step)) {
-          ++result.counted;
-          if (!run.count++)
-            run.first_step = step;
-          else if (step < last_step)
-            ++run.steps_back;
-          last_step = step;
-          run_last = r;
-          continue;
+          if (!part->counts_step(step)) {  // passed over: the part would ignore it
+            ++result.counted;
+            end_run();
+            continue;
+          }
+          // Only after an event of the shape the part counted: it saw its tags' first values.
+          if (shape_counted) {
+            ++result.counted;
+            if (!run.count++)
+              run.first_step = step;
+            else if (step < last_step)
+              ++run.steps_back;
+            last_step = step;
+            run_last = r;
+            continue;
+          }
         }
         end_run();
-        // Only an event the part was given starts a run: it saw the first values of its tags.
-        if (decode(r) && runs) shape.take(r.payload);
+        if (decode(r) && runs && shape.take(r.payload))
+          shape_counted = scratch.step && part->counts_step(*scratch.step);
       } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
         result.deliveries.push_back(
             {r.next ? r.next : at, std::nullopt,
@@ -274,8 +288,9 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     Produced out;
     const uint64_t begin = first + i * chunk_bytes, limit = begin + chunk_bytes;
     std::optional<uint64_t> guess =
-        i == 0 ? std::optional(begin)
-               : find_chain(file, begin, std::min(limit, begin + kChainSearch), options.record);
+        i == 0      ? std::optional(begin)
+        : speculate ? find_chain(file, begin, std::min(limit, begin + kChainSearch), options.record)
+                    : std::nullopt;
     std::optional<uint64_t> from = guess ? guess : frontier.wait(i);
     for (bool checked = !guess || i == 0;;) {
       if (!from) {  // the file ended in an earlier chunk: so it did for this one

@@ -52,6 +52,10 @@ class EventPart {
   // the run's last event (decoded) and what the others had: their number and steps.
   virtual bool takes_runs() const { return false; }
   virtual void run(const Event& /*last*/, const EventRun& /*run*/) {}
+  // For a part that takes runs: whether it counts events at `step` (a step range). Records of a
+  // run's shape at other steps end the run and are passed over; only an event at a step counted
+  // starts a run.
+  virtual bool counts_step(int64_t /*step*/) const { return true; }
 };
 
 struct ReadCallbacks {

@@ -252,7 +252,8 @@ std::string changing_file(int steps) {
 // A part that takes runs, and what it was given, in order: "event <line>" or
 // "run <count> <first step> <steps back> <line of the last>".
 struct RunPart final : EventPart {
-  explicit RunPart(std::vector<std::string>& merged) : merged_(merged) {}
+  RunPart(std::vector<std::string>& merged, std::pair<int64_t, int64_t> steps)
+      : merged_(merged), steps_(steps) {}
   static std::string line(const Event& e) {
     std::string line = fmt::format("event {:#x} step {}", e.offset, e.step.value_or(-1));
     for (const Value& v : e.values) line += fmt::format(" {}={}", v.tag, v.scalar);
@@ -260,72 +261,89 @@ struct RunPart final : EventPart {
   }
   void event(const Event& e) override { lines_.push_back(line(e)); }
   bool takes_runs() const override { return true; }
+  bool counts_step(int64_t step) const override {
+    return step >= steps_.first && step <= steps_.second;
+  }
   void run(const Event& last, const EventRun& run) override {
     lines_.push_back(fmt::format("run {} {} {} {}", run.count, run.first_step.value_or(-1),
                                  run.steps_back, line(last)));
   }
   void merge() override { merged_.insert(merged_.end(), lines_.begin(), lines_.end()); }
   std::vector<std::string>& merged_;
+  std::pair<int64_t, int64_t> steps_;
   std::vector<std::string> lines_;
 };
 
 // Every run stands for events of the plain reading in order: as many, the first's step, the
 // steps going back among them, the last one's line; the events not in runs are given as such.
+// With a step range, runs hold only events in it (the others may reach event(), to be ignored).
 TEST(FileReader, RunsStandForTheEventsTheyCount) {
   const std::string file = changing_file(20000);
-  std::vector<std::string> events;
-  std::vector<int64_t> steps;
-  for (const std::string& line : read_whole(file, 1).lines) {
-    long long step = 0;
-    if (std::sscanf(line.c_str(), "event %*s step %lld", &step) != 1) continue;
-    events.push_back(line);
-    steps.push_back(step);
-  }
-  ASSERT_EQ(events.size(), 1u + 20000 - 2);  // the version record; two damaged records
-  for (unsigned jobs : {1u, 2u, 5u}) {
-    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{4096}, uint64_t{300}}) {
-      FileReader reader(FileKind::Summary);
-      ReadOptions options;
-      options.jobs = jobs;
-      options.chunk_bytes = chunk_bytes;
-      std::vector<std::string> merged;
-      Log problems;
-      ReadCallbacks callbacks = problems.callbacks();
-      callbacks.event = nullptr;
-      callbacks.part = [&] { return std::make_unique<RunPart>(merged); };
-      reader.read(bytes_of(file), options, callbacks);
-      EXPECT_EQ(problems.lines.size(), 2u);
-      const std::string where = fmt::format("{} threads, chunks of {}", jobs, chunk_bytes);
-      size_t k = 0, in_runs = 0;
-      for (const std::string& item : merged) {
-        ASSERT_LT(k, events.size()) << where;
-        if (item.rfind("event ", 0) == 0) {
-          ASSERT_EQ(item, events[k]) << where;
-          ++k;
-          continue;
-        }
-        unsigned long long count = 0, back = 0;
-        long long first = 0;
-        int used = 0;
-        ASSERT_EQ(std::sscanf(item.c_str(), "run %llu %lld %llu %n", &count, &first, &back, &used),
-                  3)
-            << item;
-        ASSERT_GE(count, 1u);
-        ASSERT_LE(k + count, events.size()) << where;
-        // The event before the run is of its shape (the part saw its tags' first values).
-        ASSERT_GT(k, 0u);
-        EXPECT_EQ(first, steps[k]) << where << ": " << item;
-        uint64_t expected_back = 0;
-        for (size_t j = k + 1; j < k + count; ++j) expected_back += steps[j] < steps[j - 1];
-        EXPECT_EQ(back, expected_back) << where << ": " << item;
-        EXPECT_EQ(item.substr(static_cast<size_t>(used)), events[k + count - 1]) << where;
-        k += count;
-        in_runs += count;
+  auto step_of = [](const std::string& line) {
+    long long step = -2;
+    return std::sscanf(line.c_str(), "event %*s step %lld", &step) == 1 ? step : -2;
+  };
+  std::vector<std::string> all_events;
+  for (const std::string& line : read_whole(file, 1).lines)
+    if (step_of(line) != -2) all_events.push_back(line);
+  ASSERT_EQ(all_events.size(), 1u + 20000 - 2);  // the version record; two damaged records
+  for (auto range : {std::pair<int64_t, int64_t>{-1, INT64_MAX}, {4050, 12000}}) {
+    std::vector<std::string> events;
+    std::vector<int64_t> steps;
+    for (const std::string& line : all_events)
+      if (step_of(line) >= range.first && step_of(line) <= range.second) {
+        events.push_back(line);
+        steps.push_back(step_of(line));
       }
-      EXPECT_EQ(k, events.size()) << where;
-      EXPECT_EQ(reader.records(), events.size()) << where;  // the intact records, all events
-      // Most events are counted in runs, not decoded.
-      EXPECT_GT(in_runs, events.size() / 2) << where;
+    for (unsigned jobs : {1u, 2u, 5u}) {
+      for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{4096}, uint64_t{300}}) {
+        FileReader reader(FileKind::Summary);
+        ReadOptions options;
+        options.jobs = jobs;
+        options.chunk_bytes = chunk_bytes;
+        std::vector<std::string> merged;
+        Log problems;
+        ReadCallbacks callbacks = problems.callbacks();
+        callbacks.event = nullptr;
+        callbacks.part = [&] { return std::make_unique<RunPart>(merged, range); };
+        reader.read(bytes_of(file), options, callbacks);
+        EXPECT_EQ(problems.lines.size(), 2u);
+        const std::string where = fmt::format("{} threads, chunks of {}, steps {}-{}", jobs,
+                                              chunk_bytes, range.first, range.second);
+        size_t k = 0, in_runs = 0;
+        for (const std::string& item : merged) {
+          if (item.rfind("event ", 0) == 0 &&
+              (step_of(item) < range.first || step_of(item) > range.second))
+            continue;  // decoded, given, not counted by the part
+          ASSERT_LT(k, events.size()) << where;
+          if (item.rfind("event ", 0) == 0) {
+            ASSERT_EQ(item, events[k]) << where;
+            ++k;
+            continue;
+          }
+          unsigned long long count = 0, back = 0;
+          long long first = 0;
+          int used = 0;
+          ASSERT_EQ(
+              std::sscanf(item.c_str(), "run %llu %lld %llu %n", &count, &first, &back, &used), 3)
+              << item;
+          ASSERT_GE(count, 1u);
+          ASSERT_LE(k + count, events.size()) << where;
+          // The event before the run is of its shape (the part saw its tags' first values).
+          ASSERT_GT(k, 0u);
+          EXPECT_EQ(first, steps[k]) << where << ": " << item;
+          uint64_t expected_back = 0;
+          for (size_t j = k + 1; j < k + count; ++j) expected_back += steps[j] < steps[j - 1];
+          EXPECT_EQ(back, expected_back) << where << ": " << item;
+          EXPECT_EQ(item.substr(static_cast<size_t>(used)), events[k + count - 1]) << where;
+          k += count;
+          in_runs += count;
+        }
+        EXPECT_EQ(k, events.size()) << where;
+        EXPECT_EQ(reader.records(), all_events.size()) << where;  // the intact records
+        // Most events are counted in runs, not decoded.
+        EXPECT_GT(in_runs, events.size() / 2) << where;
+      }
     }
   }
 }
