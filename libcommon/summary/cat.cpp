@@ -29,9 +29,9 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
 
   ScanOptions scan_options = options.scan;
   scan_options.idle = [&] { out.flush(); };
-  // The listing is spelled (--tags counted) on the reading threads when its format allows; the
-  // export and the plots take the events on this thread.
-  bool values_in_parts = values && options.list.format != table::Format::Text;
+  // The listing is made (--tags counted) on the reading threads; the export and the plots take
+  // the events on this thread.
+  bool values_in_parts = static_cast<bool>(values);
   PartMaker parts;
   if (tags)
     parts = [&](const Source& source) { return tags->part(source); };

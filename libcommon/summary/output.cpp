@@ -314,31 +314,41 @@ void ValueLister::rows(table::Sink& sink, table::Record& row, const Source& sour
 
 void ValueLister::event(const Source& source, const Event& e) { rows(*sink_, row_, source, e); }
 
-// One batch's rows, spelled on the reading thread; written out in order by merge().
+// One batch's rows, made on the reading thread (the events decoded and selected there) and
+// written out in order by merge(): spelled there too, except aligned text, whose rows are held
+// and given to the lister's one sink, which aligns them together.
 class ValueLister::Part final : public EventPart {
  public:
-  Part(const ValueLister& lister, const Source& source)
-      : lister_(lister),
-        source_(source),
-        sink_(table::make_sink(lister.options_.format, lister.schema_, false, text_)) {}
+  Part(ValueLister& lister, const Source& source) : lister_(lister), source_(source) {
+    if (lister.options_.format == table::Format::Text) {
+      auto held = std::make_unique<table::HeldRows>();
+      held_ = held.get();
+      sink_ = std::move(held);
+    } else {
+      sink_ = table::make_sink(lister.options_.format, lister.schema_, false, text_);
+    }
+  }
   void event(const Event& e) override { lister_.rows(*sink_, row_, source_, e); }
   void merge() override {
+    if (held_) {
+      held_->hand_to(*lister_.sink_);
+      return;
+    }
     sink_->finish();
     std::string text = std::move(text_).str();
     lister_.out_.write(text.data(), static_cast<std::streamsize>(text.size()));
   }
 
  private:
-  const ValueLister& lister_;
+  ValueLister& lister_;
   const Source& source_;
   std::ostringstream text_;
   std::unique_ptr<table::Sink> sink_;
+  table::HeldRows* held_ = nullptr;  // sink_, for aligned text
   table::Record row_;
 };
 
-std::unique_ptr<EventPart> ValueLister::part(const Source& source) const {
-  // Aligned text needs every row before the first is written.
-  if (options_.format == table::Format::Text) return nullptr;
+std::unique_ptr<EventPart> ValueLister::part(const Source& source) {
   return std::make_unique<Part>(*this, source);
 }
 

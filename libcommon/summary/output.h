@@ -63,9 +63,9 @@ class ValueLister {
   ValueLister(const ListOptions& options, const Selection& selection, bool scalars_only,
               std::ostream& out);
   void event(const Source& source, const Event& event);
-  // The rows of one batch of events spelled on a reading thread (reader.h); nullptr for aligned
-  // text, which needs every row first. The lister must outlive it.
-  std::unique_ptr<EventPart> part(const Source& source) const;
+  // The rows of one batch of events made on a reading thread (reader.h). The lister must outlive
+  // it.
+  std::unique_ptr<EventPart> part(const Source& source);
   void finish();
 
  private:

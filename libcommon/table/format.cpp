@@ -307,8 +307,9 @@ std::string to_indented_text(const nlohmann::ordered_json& value, int indent) {
   return out;
 }
 
-std::string align_columns(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
+std::string align_columns(const std::vector<std::vector<std::string>>& rows,
+                          std::vector<size_t>* at_least) {
+  std::vector<size_t> widths = at_least ? *at_least : std::vector<size_t>{};
   for (const auto& row : rows) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
     for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
@@ -321,6 +322,7 @@ std::string align_columns(const std::vector<std::vector<std::string>>& rows) {
     }
     out += '\n';
   }
+  if (at_least) *at_least = std::move(widths);
   return out;
 }
 

@@ -53,7 +53,10 @@ std::string to_indented_text(const nlohmann::ordered_json& value, int indent);
 // Characters of UTF-8 text (continuation bytes do not count).
 size_t display_width(std::string_view text);
 // Pads every column but the last to its widest cell (counted in UTF-8 characters), two spaces
-// apart; each row ends with a newline.
-std::string align_columns(const std::vector<std::vector<std::string>>& rows);
+// apart; each row ends with a newline. With `widths`, each column is at least as wide as it says,
+// and it is left holding the widths used: rows aligned block after block keep their columns
+// where the blocks before put them (they only widen).
+std::string align_columns(const std::vector<std::vector<std::string>>& rows,
+                          std::vector<size_t>* widths = nullptr);
 
 }  // namespace msdt::table

@@ -99,8 +99,7 @@ void append_delimited(std::string& out, const Cell& cell, bool csv) {
 
 class TextSink final : public Sink {
  public:
-  TextSink(const Schema& schema, bool header, std::ostream& out)
-      : schema_(schema), header_(header), out_(out) {
+  TextSink(const Schema& schema, bool header, std::ostream& out) : schema_(schema), out_(out) {
     if (header) rows_.push_back(schema.column_titles());
   }
   void row(const Record& record) override {
@@ -110,19 +109,31 @@ class TextSink final : public Sink {
       cells.push_back(text ? printable_path(*text) : "-");
     }
     rows_.push_back(std::move(cells));
+    ++seen_;
+    if (rows_.size() >= kBlockRows) write_block();
   }
-  // Aligning needs every width, so a terminal listing appears at the end; pipes, where latency
-  // matters for `head`, get TSV streamed row by row.
   void finish() override {
-    if (rows_.size() > (header_ ? 1u : 0u)) out_ << align_columns(rows_);
+    if (seen_) write_block();
     out_.flush();
   }
 
  private:
+  // Aligning needs the widths of the rows aligned together: a listing is aligned in blocks of
+  // this many rows, each written when complete, so that a long one appears as it goes, in
+  // bounded memory; a column only widens from one block to the next. (Pipes, where latency
+  // matters for `head`, get TSV streamed row by row.)
+  static constexpr size_t kBlockRows = 2000;
+  void write_block() {
+    out_ << align_columns(rows_, &widths_);
+    out_.flush();
+    rows_.clear();
+  }
+
   const Schema& schema_;
-  bool header_;
   std::ostream& out_;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<size_t> widths_;
+  size_t seen_ = 0;  // rows given, the header aside
 };
 
 class DelimitedSink final : public Sink {
@@ -201,6 +212,11 @@ std::string json_object(const Schema& schema, const Record& record) {
   std::string out;
   append_json_object(out, schema, record);
   return out;
+}
+
+void HeldRows::hand_to(Sink& sink) {
+  for (const Record& record : rows_) sink.row(record);
+  rows_.clear();
 }
 
 std::unique_ptr<Sink> make_sink(Format format, const Schema& schema, bool header,

@@ -66,6 +66,19 @@ class Sink {
   virtual void finish() {}
 };
 
+// Rows kept to be handed to another sink later, in the order given: rows made on a reading
+// thread, given on the calling thread in file order to a sink that must see all of them (the
+// aligned text's).
+class HeldRows final : public Sink {
+ public:
+  void row(const Record& record) override { rows_.push_back(record); }
+  // Gives the rows held to `sink` and forgets them.
+  void hand_to(Sink& sink);
+
+ private:
+  std::vector<Record> rows_;
+};
+
 // `header`: a title line in text, TSV and CSV (never in JSON). The text sink prints nothing,
 // not even the titles, when there was no row. `schema` must outlive the sink.
 std::unique_ptr<Sink> make_sink(Format format, const Schema& schema, bool header,

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -60,6 +61,29 @@ TEST(Sinks, TextEscapesControlCharacters) {
   Record r = record();
   r[0] = std::string("a\x1b[2Jb\xc2\x9b\\\xff");  // ESC, C1 CSI, backslash, invalid byte
   EXPECT_EQ(output(Format::Text, {r}, false), "-3  2x3  0.5  -  a\\x1b[2Jb\\xc2\\x9b\\\\\\xff\n");
+}
+
+// A long listing is aligned in blocks written as they fill (it appears as it goes, in bounded
+// memory); a column widened by a block stays wide in the blocks after it.
+TEST(Sinks, TextIsAlignedInBlocksThatOnlyWiden) {
+  std::ostringstream out;
+  auto sink = make_sink(Format::Text, schema(), true, out);
+  Record narrow = record(), wide = record();
+  wide[1] = int64_t{-123456789};
+  for (int i = 0; i < 2500; ++i) sink->row(i == 2200 ? wide : narrow);
+  const std::string early = out.str();  // the first block, before the listing is finished
+  for (int i = 0; i < 2500; ++i) sink->row(narrow);
+  sink->finish();
+  std::istringstream text(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5001u);
+  EXPECT_EQ(early.substr(0, early.find('\n')), "n   dims  ratio  note  name");
+  EXPECT_EQ(std::count(early.begin(), early.end(), '\n'), 2000);  // the header and 1999 rows
+  EXPECT_EQ(lines[1], "-3  2x3   0.5    -     a b");
+  EXPECT_EQ(lines[2001], "-3          2x3   0.5    -     a b");  // the second block: wider
+  EXPECT_EQ(lines[2201], "-123456789  2x3   0.5    -     a b");
+  EXPECT_EQ(lines[5000], "-3          2x3   0.5    -     a b");  // and after it
 }
 
 TEST(Sinks, TextPrintsNothingWithoutRows) {
