@@ -192,9 +192,10 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
         part->run(scratch, run);
       run = {0, std::nullopt, 0};
     };
-    // One intact record: true when its event was decoded and handed on.
-    auto decode = [&](const Record& r) {
-      if (options.record.verify && !payload_crc_ok(file, r)) {
+    // One framed record (`crc_ok`: its payload's CRC is known to hold): true when its event was
+    // decoded and handed on.
+    auto decode = [&](const Record& r, bool crc_ok) {
+      if (options.record.verify && !crc_ok && !payload_crc_ok(file, r)) {
         result.deliveries.push_back(
             {r.next, std::nullopt,
              Error::at_offset(r.offset, fmt::format("data CRC mismatch in a record of {} bytes: "
@@ -241,7 +242,9 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
         }
         at = r.next;
         int64_t step = 0;
-        if (runs && shape.taken() && (!options.record.verify || payload_crc_ok(file, r)) &&
+        bool crc_ok = false;
+        if (runs && shape.taken() &&
+            (!options.record.verify || (crc_ok = payload_crc_ok(file, r))) &&
             shape.matches(r.payload, step)) {
           if (!part->counts_step(step)) {  // passed over: the part would ignore it
             ++result.counted;
@@ -261,7 +264,7 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
           }
         }
         end_run();
-        if (decode(r) && runs && shape.take(r.payload))
+        if (decode(r, crc_ok) && runs && shape.take(r.payload))
           shape_counted = scratch.step && part->counts_step(*scratch.step);
       } catch (const std::exception& e) {  // out of memory: the record is reported, not fatal
         result.deliveries.push_back(
