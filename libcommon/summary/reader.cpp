@@ -71,24 +71,18 @@ std::string skipped_text(const Record& r, uint64_t next, uint64_t size,
 // longer than that starts the chunk: it waits, having nothing to read in parallel anyway).
 std::optional<uint64_t> find_chain(Bytes file, uint64_t from, uint64_t limit,
                                    const RecordOptions& options) {
-  // The length's bound first: inside a payload it rules out nearly every position at the cost of
-  // a load (the CRC takes a few times that).
-  auto header_ok = [&](uint64_t at) {
-    return at + 12 <= file.size() && load_u64le(file.data() + at) <= options.max_length &&
-           masked_crc32c(file.subspan(at, 8)) == load_u32le(file.data() + at + 8);
-  };
   // The payload bytes checked are bounded (a damaged or hostile file can make every position look
   // like a header of a long record): past the budget, the chunk waits for the one before.
   uint64_t budget = 2 * (limit - from);
   for (uint64_t at = from; at < limit; ++at) {
-    if (!header_ok(at)) continue;
+    if (!header_holds(file, at, options)) continue;
     const uint64_t length = load_u64le(file.data() + at);
     if (file.size() - at - 12 < length || file.size() - at - 12 - length < 4) continue;
     if (length > budget) return std::nullopt;
     budget -= length;
     const uint64_t next = at + kRecordOverhead + length;
     if (masked_crc32c(file.subspan(at + 12, length)) == load_u32le(file.data() + next - 4) &&
-        (next == file.size() || header_ok(next)))
+        (next == file.size() || header_holds(file, next, options)))
       return at;
   }
   return std::nullopt;

@@ -58,13 +58,19 @@ Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options) {
   return r;
 }
 
+bool header_holds(Bytes file, uint64_t at, const RecordOptions& options) {
+  // The length's bound first: inside a payload it rules out nearly every position at the cost of
+  // a load (the CRC takes a few times that).
+  return at + 12 <= file.size() && load_u64le(file.data() + at) <= options.max_length &&
+         masked_crc32c(file.subspan(at, 8)) == load_u32le(file.data() + at + 8);
+}
+
 uint64_t resync(Bytes file, uint64_t from, const RecordOptions& options) {
   if (!options.verify) return file.size();
   for (uint64_t at = from + 1; at + 12 <= file.size(); ++at) {
+    if (!header_holds(file, at, options)) continue;
     const std::byte* p = file.data() + at;
-    if (masked_crc32c(Bytes(p, 8)) != load_u32le(p + 8)) continue;
     uint64_t length = load_u64le(p);
-    if (length > options.max_length) continue;
     uint64_t left = file.size() - at - 12;
     if (left < length || left - length < 4) return at;  // a truncated tail: let the reader say so
     if (masked_crc32c(Bytes(p + 12, length)) == load_u32le(p + 12 + length)) return at;

@@ -50,6 +50,10 @@ Record read_record(Bytes file, uint64_t offset, const RecordOptions& options);
 Record frame_record(Bytes file, uint64_t offset, const RecordOptions& options);
 bool payload_crc_ok(Bytes file, const Record& record);
 
+// Whether a record header could start at `at`: the 12 bytes are in the file, the length is within
+// max_length and its CRC holds (checked whatever options.verify says).
+bool header_holds(Bytes file, uint64_t at, const RecordOptions& options);
+
 // After a damaged length: the first offset after `from` where a record with a right length CRC
 // (and, when it lies wholly in the file, a right payload CRC) starts; file.size() when there is
 // none. With verification off only the length bound is checked, so there is no resync: `from`
