@@ -1343,14 +1343,12 @@ bool RepeatedShape::matches(Bytes payload, int64_t& step) const {
   for (; i + 8 <= n; i += 8) differ |= (load_u64le(p + i) ^ load_u64le(b + i)) & load_u64le(m + i);
   for (; i < n; ++i) differ |= static_cast<uint64_t>((p[i] ^ b[i]) & m[i]);
   if (differ) return false;
-  // The step's varint must have the same width: its last byte alone without the high bit.
-  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  // The step's varint must have the same width: it ends where the taken one does.
+  size_t at = 10;
   uint64_t value = 0;
-  for (size_t j = 10; j < step_end_; ++j) {
-    const bool last = j + 1 == step_end_;
-    if (((u[j] & 0x80) == 0) != last) return false;
-    value |= static_cast<uint64_t>(u[j] & 0x7F) << (7 * (j - 10));
-  }
+  if (!proto::simple_varint(reinterpret_cast<const uint8_t*>(p), step_end_, at, value) ||
+      at != step_end_)
+    return false;
   step = static_cast<int64_t>(value);
   return true;
 }
