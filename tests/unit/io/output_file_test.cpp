@@ -52,14 +52,7 @@ TEST_F(OutputFileTest, FifoIsWrittenInPlace) {
   ASSERT_EQ(::mkfifo((root_ / "pipe").c_str(), 0600), 0);
   std::string received;
   std::thread reader([&] { received = read("pipe"); });
-  auto directory = OpenDirectory::open(root_);
-  ASSERT_TRUE(directory) << directory.error().describe();
-  {
-    auto file = AtomicFile::create(*directory, "pipe");
-    ASSERT_TRUE(file) << file.error().describe();
-    ASSERT_FALSE(file->write(std::string_view("through the pipe")));
-    ASSERT_FALSE(file->commit());
-  }
+  EXPECT_FALSE(write_file_atomically(root_ / "pipe", "through the pipe"));
   reader.join();
   EXPECT_EQ(received, "through the pipe");
   EXPECT_TRUE(fs::is_fifo(fs::symlink_status(root_ / "pipe")));
@@ -73,12 +66,7 @@ TEST_F(OutputFileTest, LinkToDeviceIsWrittenThrough) {
   if (::stat("/dev/null", &null_device) != 0 || !S_ISCHR(null_device.st_mode))
     GTEST_SKIP() << "/dev/null is not a character device on this machine";
   fs::create_symlink("/dev/null", root_ / "null");
-  auto directory = OpenDirectory::open(root_);
-  ASSERT_TRUE(directory) << directory.error().describe();
-  auto file = AtomicFile::create(*directory, "null");
-  ASSERT_TRUE(file) << file.error().describe();
-  ASSERT_FALSE(file->write(std::string_view("discarded")));
-  ASSERT_FALSE(file->commit());
+  ASSERT_FALSE(write_file_atomically(root_ / "null", "discarded"));
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(root_ / "null")));
   EXPECT_TRUE(fs::is_character_file(fs::status("/dev/null")));
   EXPECT_EQ(names(), std::vector<std::string>{"null"});
