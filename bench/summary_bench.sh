@@ -9,6 +9,9 @@
 #     framing, no CRC)                        target: >= 20 x its MB/s
 #   peak RSS of --tags                        target: flat as the file grows (the largest file
 #     needs at most 25 % more than the smallest)
+#   crc_floor FILE (bench/crc_floor.cpp)      no target: CRC-32C of every byte on every core, no
+#     framing or decoding, the least any checking reader does; its share of cat's speed is how
+#     close to cat --tags could come at best on this machine
 #
 #   bench/summary_bench.sh [BUILD_DIR]
 #
@@ -27,8 +30,10 @@ bench_build "${1:-}"
 
 summary_cat=$(find_program_in_build summary-cat)
 mkfixture=$(find_program_in_build mkfixture)
+crc_floor=$(find_program_in_build crc_floor)
 [[ -n $summary_cat ]] || die "summary-cat is not built in $build"
 [[ -n $mkfixture ]] || die "mkfixture is not built in $build"
+[[ -n $crc_floor ]] || die "crc_floor is not built in $build (configure with -DMSDT_BUILD_BENCH=ON)"
 
 read -r -a sizes <<<"${BENCH_SIZES:-250 1000}"
 py_mb=${BENCH_PY_MB:-100}
@@ -83,9 +88,11 @@ for mb in "${sizes[@]}"; do
     log "$bench_name: $mb MB: cat and --tags, warm"
     measure "cat.$mb" 0 sh -c 'cat "$1" >/dev/null' sh "$file"
     measure "tags.$mb" 0 "$summary_cat" "${jobs[@]}" --tags "$file"
+    measure "floor.$mb" 0 "$crc_floor" "$file" ${BENCH_JOBS:-}
     log "$bench_name: $mb MB: cat and --tags, cold"
     measure "coldcat.$mb" 1 sh -c 'cat "$1" >/dev/null' sh "$file"
     measure "coldtags.$mb" 1 "$summary_cat" "${jobs[@]}" --tags "$file"
+    measure "coldfloor.$mb" 1 "$crc_floor" "$file" ${BENCH_JOBS:-}
     rm -f "$work"/*.out
     [[ $mb == "${sizes[-1]}" ]] || rm -f "$file"
 done
@@ -135,8 +142,10 @@ row() { # KEY SIZE_KEY LABEL
 for mb in "${sizes[@]}"; do
     row "cat.$mb" "$mb" "cat FILE > /dev/null (warm)"
     row "tags.$mb" "$mb" "summary-cat --tags FILE (warm)"
+    row "floor.$mb" "$mb" "crc_floor FILE (warm; CRC only, the floor)"
     row "coldcat.$mb" "$mb" "cat FILE > /dev/null (cold)"
     row "coldtags.$mb" "$mb" "summary-cat --tags FILE (cold)"
+    row "coldfloor.$mb" "$mb" "crc_floor FILE (cold; CRC only, the floor)"
 done
 row json py "summary-cat --scalars --json FILE > /dev/null"
 row python py "summary_reader.py FILE > /dev/null"
@@ -157,6 +166,11 @@ for kind in "" cold; do
     result=$(verdict "$share" ">=" 0.8)
     [[ $result == MISS ]] && missed=1
     printf '%-52s %-30s %-8s %s\n' "$name" "${best_wall[$ref]} s / ${best_wall[$key]} s = $share" ">= 0.8" "$result"
+    floor=${kind}floor.$largest
+    if ok "$floor"; then
+        printf '%-52s %-30s %-8s %s\n' "  the floor: crc_floor MB/s / cat MB/s, ${kind:-warm}" \
+            "${best_wall[$ref]} s / ${best_wall[$floor]} s = $(ratio "${best_wall[$ref]}" "${best_wall[$floor]}")" "-" "(bound)"
+    fi
 done
 if ok json python; then
     speedup=$(ratio "${best_wall[python]}" "${best_wall[json]}")
