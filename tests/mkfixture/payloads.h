@@ -34,4 +34,12 @@ json generate_ir(const Node& ir);
 // by write_generated_summary (writers.h) instead.
 std::vector<std::byte> build_summary(const Node& summary);
 
+// The Running Data Recorder's text files (README.md, "RDR recorder files"; spec rdr.md §3):
+// "rdr_exec_order": graph_exec_order.<gid>.txt, banner blocks of DebugString, stream label and
+// graph id per kernel (§3.2); "rdr_memory": KERNEL.mem_address_list.txt, each kernel's input,
+// workspace and output buffers (§3.4); "rdr_tasks": the Ascend task_info_graph.<gid>.ir (§3.6).
+std::vector<std::byte> build_rdr_exec_order(const Node& spec);
+std::vector<std::byte> build_rdr_memory(const Node& spec);
+std::vector<std::byte> build_rdr_tasks(const Node& spec);
+
 }  // namespace msdt::fixture

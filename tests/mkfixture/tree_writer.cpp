@@ -97,8 +97,9 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy", "raw",     "ascend", "overflow", "text",        "lines", "json",        "hex",
-    "dir", "symlink", "fifo",   "socket",   "count_lines", "ir",    "graph_proto", "summary"};
+    "npy",         "raw",     "ascend",         "overflow",   "text",     "lines",       "json",
+    "hex",         "dir",     "symlink",        "fifo",       "socket",   "count_lines", "ir",
+    "graph_proto", "summary", "rdr_exec_order", "rdr_memory", "rdr_tasks"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -120,7 +121,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
   if (content_key == nullptr && !empty)
     entry.fail(
         "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
-        "fifo, socket, count_lines, ir, graph_proto, summary, empty)");
+        "fifo, socket, count_lines, ir, graph_proto, summary, rdr_exec_order, rdr_memory, "
+        "rdr_tasks, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -156,6 +158,12 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       bytes = build_overflow_file(entry.at("overflow"));
     else if (key == "summary")
       bytes = build_summary(entry.at("summary"));
+    else if (key == "rdr_exec_order")
+      bytes = build_rdr_exec_order(entry.at(key));
+    else if (key == "rdr_memory")
+      bytes = build_rdr_memory(entry.at(key));
+    else if (key == "rdr_tasks")
+      bytes = build_rdr_tasks(entry.at(key));
     else if (key == "ir" || key == "graph_proto") {
       const Node described = entry.at(key);
       json generated;  // "generate": the network the generator states, in place of the graphs
@@ -234,9 +242,11 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 }
 
 const std::initializer_list<std::string_view> kEntryKeys = {
-    "path", "npy",    "raw",         "ascend",      "overflow",    "text",   "lines", "json",
-    "hex",  "dir",    "symlink",     "truncate_at", "append_hex",  "mode",   "mtime", "empty",
-    "fifo", "socket", "count_lines", "ir",          "graph_proto", "summary"};
+    "path",        "npy",  "raw",         "ascend",  "overflow",       "text",
+    "lines",       "json", "hex",         "dir",     "symlink",        "truncate_at",
+    "append_hex",  "mode", "mtime",       "empty",   "fifo",           "socket",
+    "count_lines", "ir",   "graph_proto", "summary", "rdr_exec_order", "rdr_memory",
+    "rdr_tasks"};
 
 }  // namespace
 
