@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat)
+tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat rdr-inspect)
 failures=0
 
 fail() {
@@ -101,7 +101,7 @@ check_bash_complete() {
 
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
     local w=$src/completions/bash/watch-check i=$src/completions/bash/ir-to-dot
-    local s=$src/completions/bash/summary-cat
+    local s=$src/completions/bash/summary-cat r=$src/completions/bash/rdr-inspect
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -153,6 +153,17 @@ check_bash_complete() {
         expect_completion "$mode" "$s" _summary_cat "summary-cat --plot " "loss.png out rank_0"
         expect_completion "$mode" "$s" _summary_cat "summary-cat --plot-histograms=l" "loss.png"
         expect_completion "$mode" "$s" _summary_cat "summary-cat rank_0 --plot-tensors r" "rank_0"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --ti" "--time"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --time " "last"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --time=l" "last"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --e" "--exec-order"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --around " ""
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --graph " ""
+        # Inputs: directories only; -o: any path (the file to write).
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect r" "rank_0"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --memory r" "rank_0"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect -o r" "rank_0 run.log"
+        expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect rank_0 --output=r" "rank_0 run.log"
     done
     finish
 }
@@ -201,6 +212,8 @@ check_fish_complete() {
     expect_fish "$src" summary-cat "summary-cat --kind scalar,h" "scalar,histogram"
     expect_fish "$src" summary-cat "summary-cat --no" "--no-crc --no-header"
     expect_fish "$src" summary-cat "summary-cat --plot-" "--plot-histograms --plot-tensors"
+    expect_fish "$src" rdr-inspect "rdr-inspect --ti" "--time"
+    expect_fish "$src" rdr-inspect "rdr-inspect --time " "last"
     finish
 }
 
