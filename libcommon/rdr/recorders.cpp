@@ -431,13 +431,21 @@ Expected<MemoryList> parse_memory_list(std::string_view text) {
   Lines lines(text);
   std::string_view line;
   constexpr std::string_view kSections[] = {"kernel_inputs", "kernel_workspaces", "kernel_outputs"};
+  bool after_blank = true;  // the previous line was blank (or there was none)
   while (lines.next(line)) {
-    if (blank(line)) continue;
+    std::string_view peeked;
+    // The 1.2-1.4 GPU recorder writes one slot per execution-order position and leaves the
+    // slots of kernels not launched yet with an empty op name: a blank line right before
+    // `kernel_inputs`.
+    bool empty_slot = blank(line) && after_blank && lines.peek(peeked) &&
+                      trim_blanks(peeked).starts_with("kernel_inputs");
+    after_blank = blank(line);
+    if (blank(line) && !empty_slot) continue;
     if (line.starts_with("kernel_") || line.starts_with('&'))
       return Error::at_line(lines.number(),
                             fmt::format("expected an op name before {}", shown(line)));
     KernelMemory kernel;
-    kernel.op = std::string(line);
+    if (!empty_slot) kernel.op = std::string(line);
     kernel.line = lines.number();
     std::vector<Buffer>* lists[] = {&kernel.inputs, &kernel.workspaces, &kernel.outputs};
     uint64_t* declared[] = {&kernel.declared_inputs, &kernel.declared_workspaces,
@@ -474,6 +482,7 @@ Expected<MemoryList> parse_memory_list(std::string_view text) {
       }
     }
     out.kernels.push_back(std::move(kernel));
+    after_blank = false;
   }
   return out;
 }

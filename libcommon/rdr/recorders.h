@@ -89,14 +89,18 @@ Expected<StreamAssignment> parse_stream_assignment(std::string_view text);
 // ---- KERNEL.mem_address_list (spec §3.4) ----
 
 struct KernelMemory {
-  std::string op;  // the op's full name
+  // The op's full name; empty for a slot of the 1.2-1.4 GPU recorder (one slot per
+  // execution-order position) whose kernel was not launched.
+  std::string op;
   // Buffers as listed; the declared counts include null tensors, which MindSpore does not list.
   std::vector<Buffer> inputs, workspaces, outputs;
   uint64_t declared_inputs = 0, declared_workspaces = 0, declared_outputs = 0;
   uint64_t line = 0;
 };
 struct MemoryList {
-  std::vector<KernelMemory> kernels;  // in launch order; the last is the last kernel launched
+  // In launch order (the 1.2-1.4 GPU recorder: in execution order, a slot per kernel); the last
+  // with an op name is the last kernel launched.
+  std::vector<KernelMemory> kernels;
 };
 Expected<MemoryList> parse_memory_list(std::string_view text);
 
