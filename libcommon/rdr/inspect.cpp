@@ -58,8 +58,10 @@ std::vector<Place> find_places(const fs::path& input) {
               [](const Place& a, const Place& b) { return *a.rank < *b.rank; });
     return places;
   }
-  if (is_dir(input / "rdr")) return {{rank_of(input), input / "rdr"}};
-  fs::path tidy = input.filename().empty() ? input.parent_path() : input;
+  // The rank from the names: "rank_3", "rank_3/rdr", also given as "." or "../rdr".
+  fs::path tidy = fs::absolute(input, ec).lexically_normal();
+  if (!tidy.has_filename()) tidy = tidy.parent_path();
+  if (is_dir(input / "rdr")) return {{rank_of(tidy), input / "rdr"}};
   if (tidy.filename() == "rdr") return {{rank_of(tidy.parent_path()), input}};
   return {{rank_of(tidy), input}};
 }
@@ -385,7 +387,7 @@ Diagnosis diagnose(const Failure& failure) {
 namespace {
 
 std::string rank_label(const RankRecord& rank) {
-  return rank.rank ? fmt::format("rank {}", *rank.rank) : std::string("rank ?");
+  return rank.rank ? fmt::format("rank {}", *rank.rank) : std::string("no rank");
 }
 
 json rank_json(const RankRecord& rank) { return rank.rank ? json(*rank.rank) : json(nullptr); }
@@ -613,7 +615,10 @@ json stops_json(const std::vector<Stop>& stops) {
 }
 
 std::string failure_heading(const Stop& s) {
-  return fmt::format("{} ({}), failure at {}\n", rank_label(*s.rank), shown(s.rank->directory),
+  if (!s.rank->rank)
+    return fmt::format("{} (no rank: the flat layout), failure at {}\n", shown(s.rank->directory),
+                       readable_time(s.failure->timestamp));
+  return fmt::format("rank {} ({}), failure at {}\n", *s.rank->rank, shown(s.rank->directory),
                      readable_time(s.failure->timestamp));
 }
 
@@ -933,7 +938,8 @@ json memory_json(const Stop& s) {
 struct StreamUse {
   uint64_t kernels = 0;
   std::optional<uint64_t> first, last;
-  std::set<uint64_t> events, active, labels;
+  std::set<uint64_t> sends, waits, active,
+      labels;  // events sent and waited for (Send/Recv kernels)
 };
 
 std::map<uint64_t, StreamUse> stream_uses(const Failure& failure, std::string* source) {
@@ -946,7 +952,10 @@ std::map<uint64_t, StreamUse> stream_uses(const Failure& failure, std::string* s
         ++u.kernels;
         u.first = std::min(u.first.value_or(n.index), n.index);
         u.last = std::max(u.last.value_or(n.index), n.index);
-        u.events.insert(n.event_id);
+        // event_id means something only on the event kernels (StreamSend, StreamRecv).
+        std::string op = op_type_of(n.node_name);
+        if (op.ends_with("Send")) u.sends.insert(n.event_id);
+        if (op.ends_with("Recv")) u.waits.insert(n.event_id);
         u.active.insert(n.active_streams.begin(), n.active_streams.end());
         u.labels.insert(n.label_ids.begin(), n.label_ids.end());
       }
@@ -980,11 +989,12 @@ std::string streams_text(const Stop& s) {
            "  no stream assignment recorded (assign_stream and task_info_graph are Ascend's)\n";
   out += "  from " + source + "\n";
   std::vector<std::vector<std::string>> rows{
-      {"stream", "kernels", "first", "last", "events", "activates", "labels", ""}};
+      {"stream", "kernels", "first", "last", "sends", "waits", "activates", "labels", ""}};
   for (const auto& [id, u] : uses)
     rows.push_back(
         {std::to_string(id), std::to_string(u.kernels), std::to_string(*u.first),
-         std::to_string(*u.last), joined(u.events), joined(u.active), joined(u.labels),
+         std::to_string(*u.last), joined(u.sends), joined(u.waits), joined(u.active),
+         joined(u.labels),
          (s.diagnosis.stream && s.diagnosis.stream->stream_id == id) ||
                  (!s.diagnosis.stream && s.diagnosis.task && s.diagnosis.task->stream_id == id)
              ? "<- the last kernel launched"
@@ -1002,7 +1012,8 @@ json streams_json(const Stop& s) {
                     {"kernels", u.kernels},
                     {"first_index", *u.first},
                     {"last_index", *u.last},
-                    {"events", u.events},
+                    {"sends_events", u.sends},
+                    {"waits_events", u.waits},
                     {"active_streams", u.active},
                     {"label_ids", u.labels}});
   const Diagnosis& d = s.diagnosis;
