@@ -352,7 +352,15 @@ Diagnosis diagnose(const Failure& failure) {
     }
 
   // Which file to open next.
-  if (!d.memory_file) {
+  const RecorderFile* broken = nullptr;  // a memory list that could not be read
+  for (const RecorderFile& file : failure.files)
+    if (!broken && file.kind == Kind::MemoryList && file.problem) broken = &file;
+  if (!d.memory_file && broken) {
+    d.next = fmt::format(
+        "{} is malformed (reported above): its last op is the kernel that was "
+        "running; read it by hand",
+        base_name(broken->path));
+  } else if (!d.memory_file) {
     const RecorderFile* exec = exec_file_for(failure, std::nullopt);
     d.next = exec ? fmt::format(
                         "no memory address list was recorded, so the running kernel is "
@@ -632,8 +640,15 @@ std::string report_text(const Stop& s) {
   out += indent_rows(rows, "    ");
   out += "  diagnosis:\n";
   std::vector<std::vector<std::string>> lines;
-  lines.push_back({"last kernel launched:",
-                   d.last_kernel.empty() ? "unknown (no memory address list)" : d.last_kernel});
+  bool memory_broken = false, exec_recorded = false, exec_broken = false;
+  for (const RecorderFile& file : s.failure->files) {
+    if (file.kind == Kind::MemoryList && file.problem) memory_broken = true;
+    if (file.kind == Kind::ExecOrder) (file.problem ? exec_broken : exec_recorded) = true;
+  }
+  lines.push_back({"last kernel launched:", !d.last_kernel.empty() ? d.last_kernel
+                                            : memory_broken
+                                                ? "unknown (the memory address list is malformed)"
+                                                : "unknown (no memory address list)"});
   if (d.position) {
     const ExecNode& node = d.exec_file->exec_order->blocks[d.block].nodes[*d.position];
     lines.push_back(
@@ -642,7 +657,10 @@ std::string report_text(const Stop& s) {
                      d.total, node.name.empty() ? "?" : node.name, node.op.empty() ? "?" : node.op,
                      base_name(d.exec_file->path), node.line, d.located_by)});
   } else if (!d.last_kernel.empty()) {
-    lines.push_back({"execution order:", "not found in any execution order recorded"});
+    std::string where = d.stream ? fmt::format("index {} by assign_stream; ", d.stream->index) : "";
+    lines.push_back({"execution order:", where + (exec_recorded ? "not found in the execution order"
+                                                  : exec_broken ? "the execution order is malformed"
+                                                                : "no execution order recorded")});
   }
   if (d.stream)
     lines.push_back({"stream:", fmt::format("{} (logic stream {}, event {})", d.stream->stream_id,

@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   auto checks = [&] {
     if (!time.empty() && time != "last" &&
         (time.size() != 14 || time.find_first_not_of("0123456789") != std::string::npos))
-      throw CLI::ValidationError("--time takes a 14-digit timestamp (YYYYMMDDHHMMSS) or 'last'");
+      throw CLI::ValidationError(
+          "--time takes a 14-digit timestamp (YYYYMMDDHHMMSS) or 'last', not '" +
+          msdt::printable_path(time) + "'");
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 
