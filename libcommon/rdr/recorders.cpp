@@ -699,7 +699,9 @@ std::optional<RecorderName> parse_recorder_name(std::string_view file_name) {
   if (!valid_module(out.module)) return std::nullopt;
   out.name = std::string(prefix.substr(run));
   out.underscores = true;
-  split_graph_id(out, '_');
+  // "graph_exec_order.0" as the session names it, or a trailing "_0".
+  split_graph_id(out, '.');
+  if (!out.graph_id) split_graph_id(out, '_');
   return out;
 }
 

@@ -61,8 +61,7 @@ int main(int argc, char** argv) {
     if (!time.empty() && time != "last" &&
         (time.size() != 14 || time.find_first_not_of("0123456789") != std::string::npos))
       throw CLI::ValidationError(
-          "--time takes a 14-digit timestamp (YYYYMMDDHHMMSS) or 'last', not '" +
-          msdt::printable_path(time) + "'");
+          "--time takes a 14-digit timestamp (YYYYMMDDHHMMSS) or 'last', not '" + time + "'");
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 

@@ -691,6 +691,14 @@ TEST(RecorderName, UnderscoreForm) {
   EXPECT_EQ(memory->base, "mem_address_list");
   EXPECT_FALSE(memory->graph_id);
   EXPECT_TRUE(memory->underscores);
+
+  // The session's names carry the graph id after a dot: "graph_exec_order.0".
+  auto order = parse_recorder_name("SESSION_graph_exec_order.0_20210301120000.txt");
+  ASSERT_TRUE(order);
+  EXPECT_EQ(order->module, "SESSION");
+  EXPECT_EQ(order->name, "graph_exec_order.0");
+  EXPECT_EQ(order->base, "graph_exec_order");
+  EXPECT_EQ(order->graph_id, 0u);
 }
 
 TEST(RecorderName, OtherNames) {
