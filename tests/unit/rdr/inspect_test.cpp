@@ -85,8 +85,9 @@ TEST_F(InspectTest, PlacesTheLastKernelByItsPlaceInTheMemoryList) {
 
 TEST_F(InspectTest, SaysWhenThePlaceInTheMemoryListDisagreesWithTheOrder) {
   exec_order("rank_0", {"Conv2D", "ReLU", "Cast", "BiasAdd"});
-  memory("rank_0", kOps, 3);  // the third kernel launched is a MatMul, the order says Cast
-  Diagnosis d = diagnose(read().ranks[0].failures.at(0));
+  memory("rank_0", kOps, 3);     // the third kernel launched is a MatMul, the order says Cast
+  Recording recording = read();  // the diagnosis points into it
+  Diagnosis d = diagnose(recording.ranks[0].failures.at(0));
   ASSERT_TRUE(d.position);
   EXPECT_EQ(*d.position, 2u);
   EXPECT_EQ(d.located_by,
@@ -101,7 +102,8 @@ TEST_F(InspectTest, AssignStreamGivesTheIndexOfTheFullName) {
   write(std::string("rank_0/rdr/DEVICE.assign_stream.1.") + kTime + ".json",
         R"([{"event_id": 0, "index": 4, "logic_id": 3, "node_info": "x",
              "node_name": "Default/MatMul-op2", "stream_id": 7}])");
-  Diagnosis d = diagnose(read().ranks[0].failures.at(0));
+  Recording recording = read();  // the diagnosis points into it
+  Diagnosis d = diagnose(recording.ranks[0].failures.at(0));
   ASSERT_TRUE(d.position);
   EXPECT_EQ(*d.position, 4u);
   EXPECT_EQ(d.located_by, "assign_stream's index for its name");
