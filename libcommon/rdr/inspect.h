@@ -69,7 +69,8 @@ struct ReadOptions {
 Expected<Recording> read_recording(const std::string& input, const ReadOptions& options,
                                    Diagnostics& diagnostics);
 
-// Where one rank's failure stopped, and what the files say about that kernel.
+// Where one rank's failure stopped, and what the files say about that kernel. The pointers point
+// into the Failure diagnosed, which must outlive the Diagnosis.
 struct Diagnosis {
   std::string last_kernel;  // the fullname of the last kernel in the memory list; empty if none
   const RecorderFile* memory_file = nullptr;
