@@ -475,6 +475,30 @@ TEST_F(PairDumps, MappedNamesDamagedAndUnknownFiles) {
   EXPECT_TRUE(found[1].starts_with("my notes.txt: warning: unknown file")) << found[1];
 }
 
+TEST_F(PairDumps, StatisticCsvAgainstTensors) {
+  // Statistics only on my side (spec §12.1): one tensor per row, paired with the npy files.
+  write("a/rank_0/Net/0/0/statistic.csv",
+        "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,"
+        "Min Value,L2Norm Value\n"
+        "Add,Default_network-Net_Add-op2,0,0,3,output,0,8,float32,\"(2,)\",1,0,1,\n"
+        "Add,Default_network-Net_Add-op2,0,0,9,output,0,8,float32,\"(2,)\",1,0,1,\n"
+        "ReLU,Default_network-Net_ReLU-op3,0,0,4,output,0,8,float32,\"(2,)\",1,0,1,\n");
+  standard_tree("b");
+  auto p = pair(input("a"), input("b"));
+  EXPECT_EQ(p.mine.tensors, 3u);
+  EXPECT_EQ(p.counts.pairs, 2u);
+  EXPECT_EQ(p.counts.only_mine, 1u);  // the second Add: occurrence 1
+  EXPECT_EQ(p.counts.only_golden, 2u);
+  for (const PairRow& row : p.rows) {
+    if (!row.mine) continue;
+    EXPECT_EQ(row.mine->source, TensorRef::Source::StatisticRow);
+    ASSERT_TRUE(row.mine->statistic_line);
+  }
+  // Beside tensor files statistic.csv repeats them and is not paired.
+  write("b/rank_0/Net/0/0/statistic.csv", "Op Type,Op Name\n");
+  EXPECT_EQ(pair(input("b"), input("b")).mine.tensors, 4u);
+}
+
 TEST_F(PairDumps, MissingInputIsAnErrorNamingTheSide) {
   standard_tree("a");
   auto p = pair_dumps(input("a"), input("nothing"), {});
