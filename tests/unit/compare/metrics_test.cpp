@@ -393,6 +393,21 @@ TEST(Metrics, KlDivergence) {
   std::vector<double> x{0.3, -1.2, 4.5, 2.25, 0, 7, -3.5}, y{0.25, -1, 4, 2.5, 0.5, 6, -3};
   auto r = run(f64(x), f64(y));
   EXPECT_TRUE(IsValue(r.kl_divergence, reference_kl(x, y), 1e-12));
+  // A constant side of 1e305 against one clamped to ε₃₂: a/b would overflow, p/q does not.
+  std::vector<double> huge(9, 1e305), ramp{0, 1, 2, 3, 4, 5, 6, 7, 8};
+  auto far = run(f64(huge), f64(ramp));
+  EXPECT_TRUE(IsValue(far.kl_divergence, reference_kl(huge, ramp), 1e-12));
+  // max - min overflows: (1e308 + 1e308)/Inf is NaN, as in NumPy.
+  auto overflow = run(f64({-1e308, 1e308, 0, 1}), f64({1, 2, 3, 4}));
+  EXPECT_TRUE(HasReason(overflow.kl_divergence, Reason::NonFinite));
+  // Enough elements for the vector lanes, with values spread over many binades.
+  std::vector<double> wide_x, wide_y;
+  for (int i = 0; i < 203; ++i) {
+    wide_x.push_back(std::ldexp(1.0 + i % 7, i % 40 - 20));
+    wide_y.push_back(std::ldexp(1.5 + i % 5, i % 37 - 18));
+  }
+  auto spread = run(f64(wide_x), f64(wide_y));
+  EXPECT_TRUE(IsValue(spread.kl_divergence, reference_kl(wide_x, wide_y), 1e-12));
 }
 
 // ---- NaN and Inf under each policy ------------------------------------------------------------
