@@ -139,6 +139,9 @@ MEMORY_SEEDS = {
     "count_overflow.txt": MEMORY.replace("kernel_inputs 3", "kernel_inputs 99999999999999999999"),
     "cut_short.txt": MEMORY[: MEMORY.rindex("\nkernel_outputs")],
     "buffer_first.txt": "&0x10 #4\n" + MEMORY,
+    # The 1.2-1.4 GPU recorder's slots of kernels not launched: an empty op name.
+    "gpu_empty_slots.txt": "\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 0\n\n" + MEMORY
+    + "\n\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 0\n",
     "empty.txt": "",
 }
 

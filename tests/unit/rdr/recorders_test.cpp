@@ -453,6 +453,29 @@ TEST(MemoryList, EmptyAndCrlf) {
   EXPECT_EQ(crlf->kernels[0].inputs.at(0).size, 4u);
 }
 
+// The 1.2-1.4 GPU recorder writes one slot per execution-order position; a kernel not launched
+// yet leaves its slot with an empty op name (GPUMemAddressRecorder::Export).
+TEST(MemoryList, EmptySlotsOfTheGpuRecorder) {
+  auto slots = parse_memory_list(
+      "Conv2D-op1\nkernel_inputs 1\n&0x10 #4\nkernel_workspaces 0\nkernel_outputs 0\n\n"
+      "\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 0\n\n"
+      "MatMul-op3\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 1\n&0x20 #8\n\n"
+      "\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 0\n\n");
+  ASSERT_TRUE(slots) << error_of(slots);
+  ASSERT_EQ(slots->kernels.size(), 4u);
+  EXPECT_EQ(slots->kernels[0].op, "Conv2D-op1");
+  EXPECT_EQ(slots->kernels[1].op, "");
+  EXPECT_EQ(slots->kernels[1].line, 7u);
+  EXPECT_EQ(slots->kernels[2].op, "MatMul-op3");
+  EXPECT_EQ(slots->kernels[2].outputs.at(0).size, 8u);
+  EXPECT_EQ(slots->kernels[3].op, "");
+  // A slot at the very start of the file.
+  auto first = parse_memory_list("\nkernel_inputs 0\nkernel_workspaces 0\nkernel_outputs 0\n");
+  ASSERT_TRUE(first) << error_of(first);
+  ASSERT_EQ(first->kernels.size(), 1u);
+  EXPECT_EQ(first->kernels[0].op, "");
+}
+
 TEST(MemoryList, SectionsMissingOrOutOfOrder) {
   EXPECT_EQ(error_of(parse_memory_list(R"(Add-op1
 kernel_inputs 0
