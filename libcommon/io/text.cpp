@@ -63,6 +63,12 @@ int natural_compare(std::string_view a, std::string_view b) {
   return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
 
+size_t utf8_boundary(std::string_view text, size_t at) {
+  if (at >= text.size()) return text.size();
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 size_t utf8_sequence_length(std::string_view text, size_t at) {
   const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[at + i]); };
   const uint8_t lead = byte(0);

@@ -47,6 +47,10 @@ inline bool natural_less(std::string_view a, std::string_view b) {
 // one (overlong forms, surrogates and values above U+10FFFF are invalid).
 size_t utf8_sequence_length(std::string_view text, size_t at);
 
+// The largest cut at or before `at` (at most text.size()) that does not fall inside a UTF-8
+// sequence: where to shorten text without splitting a character.
+size_t utf8_boundary(std::string_view text, size_t at);
+
 // `text` in single quotes for an error message, at most `max_shown` bytes of it followed by "...";
 // bytes outside printable ASCII, and the backslash, are spelled \xNN.
 std::string quote_for_message(std::string_view text, size_t max_shown = 80);

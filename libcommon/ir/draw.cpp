@@ -122,9 +122,7 @@ void quote_into(std::string& out, std::string_view text) {
 
 void shorten_in_place(std::string& text, size_t limit) {
   if (text.size() <= limit) return;
-  size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(utf8_boundary(text, limit));
   text += "…";
 }
 

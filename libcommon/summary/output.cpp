@@ -177,9 +177,7 @@ std::string render_value(const Value& v) {
       constexpr size_t kRecordShown = 120;
       std::string text = table::to_json_text(*v.record, -1);
       if (text.size() > kRecordShown) {
-        size_t cut = kRecordShown;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        text = text.substr(0, cut) + "...";
+        text = text.substr(0, utf8_boundary(text, kRecordShown)) + "...";
       }
       return text;
     }

@@ -184,10 +184,7 @@ void draw_text(cairo_t* cr, const std::string& text, double x, double y, Align a
 std::string fit_text(cairo_t* cr, std::string text, double max_width) {
   if (text_width(cr, text) <= max_width) return text;
   while (!text.empty()) {
-    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xc0) == 0x80) {
-      text.pop_back();
-    }
-    if (!text.empty()) text.pop_back();
+    text.resize(utf8_boundary(text, text.size() - 1));  // the last character off
     if (text_width(cr, text + "…") <= max_width) break;
   }
   return text + "…";

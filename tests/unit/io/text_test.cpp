@@ -35,6 +35,19 @@ TEST(TrimBlanks, RemovesSpacesAndTabsOnly) {
   EXPECT_EQ(trim_blanks("\nx\n"), "\nx\n");
 }
 
+TEST(Text, Utf8BoundaryNeverSplitsACharacter) {
+  const std::string_view text = "a\xc3\xa9\xe4\xb8\xad";  // a é 中
+  EXPECT_EQ(utf8_boundary(text, 0), 0u);
+  EXPECT_EQ(utf8_boundary(text, 1), 1u);  // before é
+  EXPECT_EQ(utf8_boundary(text, 2), 1u);  // inside é
+  EXPECT_EQ(utf8_boundary(text, 3), 3u);  // before 中
+  EXPECT_EQ(utf8_boundary(text, 4), 3u);
+  EXPECT_EQ(utf8_boundary(text, 5), 3u);
+  EXPECT_EQ(utf8_boundary(text, 6), 6u);   // the end
+  EXPECT_EQ(utf8_boundary(text, 60), 6u);  // past the end
+  EXPECT_EQ(utf8_boundary("\x80\x80", 1), 0u);  // stray continuation bytes
+}
+
 TEST(Utf8SequenceLength, ValidSequences) {
   EXPECT_EQ(utf8_sequence_length("a", 0), 1u);
   EXPECT_EQ(utf8_sequence_length("\xc3\xa9", 0), 2u);          // é
