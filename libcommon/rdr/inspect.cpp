@@ -119,11 +119,7 @@ void load(RecorderFile& file) {
     case Kind::Somas:
     case Kind::Text: {
       std::string_view line = first_line(text);
-      size_t cut = std::min<size_t>(line.size(), 60);
-      // Not inside a UTF-8 sequence.
-      while (cut > 0 && cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80)
-        --cut;
-      file.first_line = std::string(line.substr(0, cut));
+      file.first_line = std::string(line.substr(0, utf8_boundary(line, 60)));
       break;
     }
     case Kind::Empty:
@@ -352,14 +348,13 @@ Diagnosis diagnose(const Failure& failure) {
     }
 
   // Which file to open next.
-  const RecorderFile* broken = nullptr;  // a memory list that could not be read
   for (const RecorderFile& file : failure.files)
-    if (!broken && file.kind == Kind::MemoryList && file.problem) broken = &file;
-  if (!d.memory_file && broken) {
+    if (!d.broken_memory && file.kind == Kind::MemoryList && file.problem) d.broken_memory = &file;
+  if (!d.memory_file && d.broken_memory) {
     d.next = fmt::format(
         "{} is malformed (reported above): its last op is the kernel that was "
         "running; read it by hand",
-        base_name(broken->path));
+        base_name(d.broken_memory->path));
   } else if (!d.memory_file) {
     const RecorderFile* exec = exec_file_for(failure, std::nullopt);
     d.next = exec ? fmt::format(
@@ -640,13 +635,11 @@ std::string report_text(const Stop& s) {
   out += indent_rows(rows, "    ");
   out += "  diagnosis:\n";
   std::vector<std::vector<std::string>> lines;
-  bool memory_broken = false, exec_recorded = false, exec_broken = false;
-  for (const RecorderFile& file : s.failure->files) {
-    if (file.kind == Kind::MemoryList && file.problem) memory_broken = true;
+  bool exec_recorded = false, exec_broken = false;
+  for (const RecorderFile& file : s.failure->files)
     if (file.kind == Kind::ExecOrder) (file.problem ? exec_broken : exec_recorded) = true;
-  }
   lines.push_back({"last kernel launched:", !d.last_kernel.empty() ? d.last_kernel
-                                            : memory_broken
+                                            : d.broken_memory
                                                 ? "unknown (the memory address list is malformed)"
                                                 : "unknown (no memory address list)"});
   if (d.position) {
@@ -759,13 +752,19 @@ Window window_of(const ExecBlock& block, const Diagnosis& d, bool diagnosed, boo
   return w;
 }
 
-const StreamNode* stream_of(const Failure& failure, const RecorderFile& exec, size_t index) {
+// The stream assignment of each execution-order index of `exec`'s graph, looked up once per file
+// (a whole block of tens of thousands of kernels is shown when no kernel was located).
+std::vector<const StreamNode*> streams_by_index(const Failure& failure, const RecorderFile& exec) {
+  size_t kernels = 0;
+  for (const ExecBlock& block : exec.exec_order->blocks)
+    kernels = std::max(kernels, block.nodes.size());
+  std::vector<const StreamNode*> by_index(kernels, nullptr);
   for (const RecorderFile& file : failure.files)
     if (file.kind == Kind::StreamAssignment && file.streams && !file.streams->arrays.empty() &&
         (!file.name.graph_id || !exec.name.graph_id || *file.name.graph_id == *exec.name.graph_id))
       for (const StreamNode& node : file.streams->arrays.back())
-        if (node.index == index) return &node;
-  return nullptr;
+        if (node.index < kernels && !by_index[node.index]) by_index[node.index] = &node;
+  return by_index;
 }
 
 std::string exec_order_text(const Stop& s, const ViewOptions& options) {
@@ -774,6 +773,7 @@ std::string exec_order_text(const Stop& s, const ViewOptions& options) {
   for (const RecorderFile& file : s.failure->files) {
     if (file.kind != Kind::ExecOrder || !file.exec_order) continue;
     const auto& blocks = file.exec_order->blocks;
+    const auto streams = streams_by_index(*s.failure, file);
     for (size_t b = 0; b < blocks.size(); ++b) {
       bool diagnosed = s.diagnosis.exec_file == &file && s.diagnosis.block == b;
       Window w = window_of(blocks[b], s.diagnosis, diagnosed, !s.diagnosis.position, options);
@@ -787,7 +787,7 @@ std::string exec_order_text(const Stop& s, const ViewOptions& options) {
         if (r > 0) rows.push_back({"", "...", "", "", "", "", "", ""});
         for (size_t i = w.ranges[r].first; i < w.ranges[r].second; ++i) {
           const ExecNode& n = blocks[b].nodes[i];
-          const StreamNode* stream = stream_of(*s.failure, file, i);
+          const StreamNode* stream = streams[i];
           std::string inputs;
           for (const std::string& input : n.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
           rows.push_back({w.marked.contains(i) ? ">" : "", std::to_string(n.index),
@@ -811,6 +811,7 @@ json exec_order_json(const Stop& s, const ViewOptions& options) {
   for (const RecorderFile& file : s.failure->files) {
     if (file.kind != Kind::ExecOrder || !file.exec_order) continue;
     const auto& blocks = file.exec_order->blocks;
+    const auto streams = streams_by_index(*s.failure, file);
     for (size_t b = 0; b < blocks.size(); ++b) {
       bool diagnosed = s.diagnosis.exec_file == &file && s.diagnosis.block == b;
       Window w = window_of(blocks[b], s.diagnosis, diagnosed, !s.diagnosis.position, options);
@@ -819,7 +820,7 @@ json exec_order_json(const Stop& s, const ViewOptions& options) {
       for (const auto& [first, last] : w.ranges)
         for (size_t i = first; i < last; ++i) {
           const ExecNode& n = blocks[b].nodes[i];
-          const StreamNode* stream = stream_of(*s.failure, file, i);
+          const StreamNode* stream = streams[i];
           nodes.push_back({{"index", n.index},
                            {"graph", n.graph},
                            {"name", n.name},

@@ -74,6 +74,7 @@ Expected<Recording> read_recording(const std::string& input, const ReadOptions& 
 struct Diagnosis {
   std::string last_kernel;  // the fullname of the last kernel in the memory list; empty if none
   const RecorderFile* memory_file = nullptr;
+  const RecorderFile* broken_memory = nullptr;  // a memory list that could not be read
   const KernelMemory* memory = nullptr;
   uint64_t launched = 0;  // kernels in the memory list (launched in the last step)
 

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "io/text.h"
 #include "ir/text_parser.h"
@@ -714,49 +716,26 @@ std::string readable_time(std::string_view timestamp) {
 
 // ---- classification ----
 
-std::string_view kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::Graph:
-      return "graph";
-    case Kind::TaskInfo:
-      return "task info";
-    case Kind::ExecOrder:
-      return "execution order";
-    case Kind::MemoryList:
-      return "memory addresses";
-    case Kind::StreamAssignment:
-      return "stream assignment";
-    case Kind::Somas:
-      return "somas";
-    case Kind::Text:
-      return "text";
-    case Kind::Empty:
-      return "empty";
-  }
-  return "text";
-}
+namespace {
 
-std::string_view kind_key(Kind kind) {
-  switch (kind) {
-    case Kind::Graph:
-      return "graph";
-    case Kind::TaskInfo:
-      return "task_info";
-    case Kind::ExecOrder:
-      return "exec_order";
-    case Kind::MemoryList:
-      return "memory";
-    case Kind::StreamAssignment:
-      return "streams";
-    case Kind::Somas:
-      return "somas";
-    case Kind::Text:
-      return "text";
-    case Kind::Empty:
-      return "empty";
-  }
-  return "text";
-}
+// Each kind's name in the text views and its key in JSON, in the order of the enum.
+constexpr std::pair<std::string_view, std::string_view> kKindNames[] = {
+    {"graph", "graph"},
+    {"task info", "task_info"},
+    {"execution order", "exec_order"},
+    {"memory addresses", "memory"},
+    {"stream assignment", "streams"},
+    {"somas", "somas"},
+    {"text", "text"},
+    {"empty", "empty"},
+};
+static_assert(std::size(kKindNames) == static_cast<size_t>(Kind::Empty) + 1);
+
+}  // namespace
+
+std::string_view kind_name(Kind kind) { return kKindNames[static_cast<size_t>(kind)].first; }
+
+std::string_view kind_key(Kind kind) { return kKindNames[static_cast<size_t>(kind)].second; }
 
 Kind classify(std::string_view extension, std::string_view text, std::string* detail) {
   auto set_detail = [&](std::string_view d) {
