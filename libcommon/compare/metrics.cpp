@@ -11,6 +11,7 @@
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/element_values.h"
+#include "tensor/two_sum.h"
 
 // The lane helpers below take vectors by value but are always inlined into their callers, so the
 // ABI note about passing 32-byte vectors between functions does not apply.
@@ -47,11 +48,7 @@ using F4 [[gnu::vector_size(16)]] = float;
 // an addition with Inf is NaN and means nothing), so Inf propagates as IEEE says.
 struct Sum {
   double s = 0, c = 0;
-  void add(double x) {
-    double t = s + x, z = t - s;
-    c += (s - (t - z)) + (x - z);
-    s = t;
-  }
+  void add(double x) { two_sum(s, c, x); }
   void merge(const Sum& later) {
     add(later.s);
     c += later.c;

@@ -9,6 +9,7 @@
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/stats.h"
+#include "tensor/two_sum.h"
 
 namespace msdt {
 namespace {
@@ -29,11 +30,7 @@ void widen(const std::byte* p, uint64_t n, double* out) {
 // with Knuth's TwoSum, so the error does not grow with the element count.
 struct ChunkedSum {
   double sum = 0, carry = 0;
-  void add_chunk(double chunk) {
-    double t = sum + chunk, z = t - sum;
-    carry += (sum - (t - z)) + (chunk - z);
-    sum = t;
-  }
+  void add_chunk(double chunk) { two_sum(sum, carry, chunk); }
   double value() const { return sum + carry; }
 };
 

@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "tensor/stats.h"
+#include "tensor/two_sum.h"
 
 // The vector helpers below take vectors by value but are always inlined into functions compiled
 // for the vector width, so the ABI note about passing them between such functions does not apply.
@@ -67,14 +68,7 @@ inline T load(const std::byte* p, size_t i) {
   return value;
 }
 
-// s + c += x without losing the rounding error of the addition (Knuth's TwoSum).
-template <class A>
-[[gnu::always_inline]] inline void two_sum(A& s, A& c, A x) {
-  A t = s + x;
-  A z = t - s;
-  c += (s - (t - z)) + (x - z);
-  s = t;
-}
+using msdt::two_sum;  // tensor/two_sum.h
 
 // ---- one element at a time: the scalar reference, and the tails of the vector kernels --------
 
