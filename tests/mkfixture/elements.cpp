@@ -335,13 +335,49 @@ ValueSpec parse_value_spec(const Node& entry) {
                  brief(fill->value()));
     return spec;
   }
-  fill->check_keys({"random", "low", "high"});
+  fill->check_keys({"random", "low", "high", "arange", "perturb"});
+  if (auto perturb = fill->find("perturb")) spec.perturb = parse_perturbation(*perturb);
+  if (auto arange = fill->find("arange")) {
+    // {"arange": true, "perturb": {…}}: the object form of "arange", for the perturbation.
+    if (!arange->boolean()) arange->fail("expected true (or the string form \"fill\": \"arange\")");
+    if (fill->has("random") || fill->has("low") || fill->has("high"))
+      fill->fail("\"arange\" takes no \"random\", \"low\" or \"high\"");
+    spec.fill = ValueSpec::Fill::Arange;
+    return spec;
+  }
   spec.fill = ValueSpec::Fill::Random;
   spec.seed = fill->at("random").u64();
   if (auto low = fill->find("low")) spec.low = low->number();
   if (auto high = fill->find("high")) spec.high = high->number();
   if (spec.low && spec.high && !(*spec.low < *spec.high)) fill->fail("expected low < high");
   return spec;
+}
+
+Perturbation parse_perturbation(const Node& node) {
+  if (!node.is_object())
+    node.fail("expected {\"seed\": T, \"relative\": R, \"absolute\": A}, found " +
+              brief(node.value()));
+  node.check_keys({"seed", "relative", "absolute"});
+  Perturbation p;
+  p.where = node;
+  p.seed = node.at("seed").u64();
+  if (!node.has("relative") && !node.has("absolute"))
+    node.fail("expected \"relative\" or \"absolute\" (or both)");
+  auto amount = [&](std::string_view key) {
+    if (!node.has(key)) return 0.0;
+    Node n = node.at(key);
+    double v = n.number();
+    if (!std::isfinite(v) || v < 0) n.fail("expected a finite, non-negative number");
+    return v;
+  };
+  p.relative = amount("relative");
+  p.absolute = amount("absolute");
+  return p;
+}
+
+bool perturbable(DType dtype) {
+  Category cat = category(dtype);
+  return cat == Category::Float || cat == Category::Complex || cat == Category::Float8;
 }
 
 void encode_elements(DType dtype, const ValueSpec& spec, uint64_t count,
@@ -351,6 +387,22 @@ void encode_elements(DType dtype, const ValueSpec& spec, uint64_t count,
   const unsigned width = dtype_bits(dtype);
   Packer packer(width, dtype == DType::UInt1, sink);
   const Category cat = category(dtype);
+  // "perturb": u in [-1, 1) from its own stream, one draw per real number written.
+  std::optional<SplitMix64> noise;
+  if (spec.perturb) {
+    if (!perturbable(dtype)) {
+      std::string why =
+          "\"perturb\" needs a floating-point dtype, not " + std::string(dtype_name(dtype));
+      if (spec.perturb->where) spec.perturb->where->fail(why);
+      throw DescriptionError(why);
+    }
+    noise = SplitMix64{spec.perturb->seed};
+  }
+  auto perturbed = [&](double v) {
+    if (!noise) return v;
+    double u = 2 * noise->unit() - 1;
+    return v * (1 + spec.perturb->relative * u) + spec.perturb->absolute * u;
+  };
   switch (spec.fill) {
     case ValueSpec::Fill::Values: {
       auto values = spec.values->elements();
@@ -373,7 +425,7 @@ void encode_elements(DType dtype, const ValueSpec& spec, uint64_t count,
         if (cat == Category::SignedInt || cat == Category::UnsignedInt)
           put_item(packer, dtype, bits(i & mask), fallback);
         else
-          put_item(packer, dtype, real(static_cast<double>(i)), fallback);
+          put_item(packer, dtype, real(perturbed(static_cast<double>(i))), fallback);
       }
       break;
     }
@@ -389,12 +441,15 @@ void encode_elements(DType dtype, const ValueSpec& spec, uint64_t count,
                                 : 1);
       for (uint64_t i = 0; i < count; ++i) {
         double u = low + (high - low) * rng.unit();
-        if (cat == Category::Complex)
-          put_item(packer, dtype, complex_item(u, low + (high - low) * rng.unit()), fallback);
-        else if (integral)
+        if (cat == Category::Complex) {
+          double im = low + (high - low) * rng.unit();
+          double re_perturbed = perturbed(u);
+          put_item(packer, dtype, complex_item(re_perturbed, perturbed(im)), fallback);
+        } else if (integral) {
           put_item(packer, dtype, real(std::floor(u)), fallback);
-        else
-          put_item(packer, dtype, real(u), fallback);
+        } else {
+          put_item(packer, dtype, real(perturbed(u)), fallback);
+        }
       }
       break;
     }

@@ -13,16 +13,34 @@
 
 namespace msdt::fixture {
 
+// "perturb" (README.md, "Element values"): each element v of a random or arange fill becomes
+// v * (1 + relative * u) + absolute * u, with u uniform in [-1, 1) drawn from its own splitmix64
+// stream seeded by `seed`, one draw per element (two for a complex element, real part first).
+// The same fill with and without it gives a tensor and a slightly different copy of it.
+struct Perturbation {
+  uint64_t seed = 0;
+  double relative = 0, absolute = 0;
+  std::optional<Node> where;  // for errors ("perturb needs a floating-point dtype")
+};
+
 struct ValueSpec {
   enum class Fill { Values, Zeros, Ones, Arange, Random };
   Fill fill = Fill::Zeros;
   std::optional<Node> values;  // Fill::Values
   uint64_t seed = 0;
   std::optional<double> low, high;
+  std::optional<Perturbation> perturb;  // Fill::Random and Fill::Arange, floating-point dtypes
 };
 
 // Reads "values" or "fill" from `entry` (neither: zeros).
 ValueSpec parse_value_spec(const Node& entry);
+
+// Reads a "perturb" object: {"seed": T, "relative": R, "absolute": A} (seed required, at least
+// one of the two amounts; both finite and non-negative).
+Perturbation parse_perturbation(const Node& node);
+
+// Whether "perturb" applies to elements of `dtype` (floating-point and complex types).
+bool perturbable(DType dtype);
 
 // Any spelling libcommon knows ("float32", "Float32", "DT_FLOAT", "BF16", …).
 DType parse_dtype(const Node& node);

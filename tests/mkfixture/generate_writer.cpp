@@ -59,9 +59,13 @@ class OutputStream {
 // Tensor data: one block of 256 Ki random elements per dtype, written from a different starting
 // element for each tensor and wrapping around. Realistic enough for readers and converters, and
 // cheap enough that writing gigabytes is limited by the disk rather than the generator.
+// With "perturb", the floating-point blocks are perturbed once (elements.h Perturbation, its seed
+// mixed with the dtype like the block's), so every tensor is an element-wise perturbed copy of the
+// tensor the same description without "perturb" writes, at no cost per byte written.
 class ElementBlocks {
  public:
-  explicit ElementBlocks(uint64_t seed) : seed_(seed) {}
+  ElementBlocks(uint64_t seed, std::optional<Perturbation> perturb)
+      : seed_(seed), perturb_(perturb) {}
 
   void write(OutputStream& out, DType dtype, uint64_t count, uint64_t tensor_index) {
     const std::vector<std::byte>& block = get(dtype);
@@ -85,11 +89,16 @@ class ElementBlocks {
       spec.fill = ValueSpec::Fill::Random;
       spec.seed = seed_ ^ static_cast<uint64_t>(dtype);
       if (dtype == DType::Int32) spec.low = -1000, spec.high = 1000;
+      if (perturb_ && perturbable(dtype)) {
+        spec.perturb = *perturb_;
+        spec.perturb->seed ^= static_cast<uint64_t>(dtype);
+      }
       block = encode_elements(dtype, spec, 256 * 1024);
     }
     return block;
   }
   uint64_t seed_;
+  std::optional<Perturbation> perturb_;
   std::vector<std::byte> blocks_[64];
 };
 
@@ -109,7 +118,7 @@ std::string dims(const std::vector<uint64_t>& shape, char separator) {
 
 void write_generated(const Node& d, const fs::path& out) {
   d.check_keys({"kind", "seed", "ranks", "iterations", "graphs", "net", "tensors", "total_bytes",
-                "min_bytes", "mix", "steps", "history", "dtype"});
+                "min_bytes", "mix", "steps", "history", "dtype", "perturb"});
   const uint64_t seed = d.has("seed") ? d.at("seed").u64() : 1;
   const uint64_t ranks = d.has("ranks") ? d.at("ranks").u64() : 1;
   const uint64_t iterations = d.has("iterations") ? d.at("iterations").u64() : 1;
@@ -143,6 +152,10 @@ void write_generated(const Node& d, const fs::path& out) {
     if (!parsed) d.at("dtype").fail("unknown dtype");
     npy_dtype = *parsed;
   }
+  // "perturb": the same tree (names, sizes, dtypes) with perturbed floating-point values; integer
+  // tensors are left as they are.
+  std::optional<Perturbation> perturb;
+  if (auto p = d.find("perturb")) perturb = parse_perturbation(*p);
 
   const uint64_t directories = ranks * iterations;
   // The draws that shape a tensor (size, kind, dtype): one per tensor, or with "steps" one per
@@ -187,7 +200,7 @@ void write_generated(const Node& d, const fs::path& out) {
   static const char* const kOpTypes[] = {"Conv2D",     "MatMul",    "Add",  "Mul",
                                          "ReLU",       "BatchNorm", "Cast", "Softmax",
                                          "ReduceMean", "Transpose"};
-  ElementBlocks blocks(seed);
+  ElementBlocks blocks(seed, perturb);
   for (uint64_t i = 0; i < tensors; ++i) {
     const uint64_t directory = i % directories;
     const uint64_t rank = directory / iterations;
