@@ -542,13 +542,14 @@ StatisticDiff diff_one(std::optional<double> my, std::optional<double> golden, u
 }
 
 constexpr std::string_view kReasonNames[kReasonCount] = {
-    "not selected",  "not real",
-    "size mismatch", "shape mismatch",
-    "empty",         "nan/inf positions differ",
-    "all masked",    "bool",
-    "scalar",        "length 1",
-    "all-zero mine", "all-zero golden",
-    "non-finite",    "zero golden statistic",
+    "not selected",    "not real",
+    "size mismatch",   "shape mismatch",
+    "empty",           "nan/inf positions differ",
+    "all masked",      "bool",
+    "scalar",          "length 1",
+    "all-zero mine",   "all-zero golden",
+    "non-finite",      "zero golden statistic",
+    "statistics only",
 };
 
 constexpr std::string_view kAlgorithmNames[kAlgorithmCount] = {

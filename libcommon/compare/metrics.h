@@ -64,8 +64,9 @@ enum class Reason : uint8_t {
   AllZeroGolden,  // "all-zero golden": golden norm within the ε rule, mine not
   NonFinite,      // "non-finite": the result is NaN (NaN or Inf in the data, propagate)
   ZeroGoldenStatistic,  // "zero golden statistic": relative statistic difference over 0 (§6.5)
+  StatisticsOnly,       // "statistics only": a side is a statistic.csv row, no elements (§6.5)
 };
-inline constexpr size_t kReasonCount = 14;
+inline constexpr size_t kReasonCount = 15;
 std::string_view reason_name(Reason reason);
 std::optional<Reason> parse_reason(std::string_view name);
 

@@ -23,6 +23,8 @@
 // |                                 |                  | counts differ, else skipped            |
 // | empty                           | whole pair       | skipped (nothing to compare, §7)       |
 // | not real                        | whole pair       | skipped (no numeric metric exists)     |
+// | statistics only                 | whole pair       | only statistic bounds are judged       |
+// |                                 |                  | (a side is a statistic.csv row)        |
 // | non-finite                      | one metric       | error if only one side holds NaN/±Inf  |
 // |                                 |                  | (counts), else warning: both runs have |
 // |                                 |                  | them, or the arithmetic overflowed     |

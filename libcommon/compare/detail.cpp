@@ -1,0 +1,274 @@
+#include "compare/detail.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include "io/output_file.h"
+#include "summary/plot.h"
+#include "table/format.h"
+#include "tensor/element_values.h"
+
+namespace msdt::compare {
+
+namespace {
+
+bool names_op(const TensorRef& ref, const std::string& op) {
+  return ref.op_name == op || key_spelling(ref.op_name) == key_spelling(op);
+}
+
+std::string tensor_text(dump::Io io, uint32_t slot) {
+  return fmt::format("{} {}", dump::io_name(io), slot);
+}
+
+struct Element {
+  double key = 0;  // the error ranked (non-finite errors rank last)
+  uint64_t index = 0;
+  double x = 0, y = 0, abs = 0, rel = 0;
+};
+struct Ranked {
+  bool operator()(const Element& a, const Element& b) const {
+    if (a.key != b.key) return a.key > b.key;  // min-heap on key: the smallest kept is on top
+    return a.index < b.index;
+  }
+};
+
+class TopN {
+ public:
+  explicit TopN(size_t n) : n_(n) {}
+  void offer(const Element& e) {
+    if (heap_.size() < n_) {
+      heap_.push(e);
+    } else if (Ranked{}(e, heap_.top())) {
+      heap_.pop();
+      heap_.push(e);
+    }
+  }
+  std::vector<Element> sorted() {
+    std::vector<Element> out;
+    while (!heap_.empty()) {
+      out.push_back(heap_.top());
+      heap_.pop();
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  size_t n_;
+  std::priority_queue<Element, std::vector<Element>, Ranked> heap_;
+};
+
+std::string cell(double v) { return fmt::format("{:.6f}\t", v); }
+std::string error_cell(double v, bool boolean) {
+  if (boolean || !std::isfinite(v)) return "-";
+  return cell(v);
+}
+
+std::vector<std::string> coordinate_titles(size_t rank) {
+  if (rank == 4) return {"N", "C", "H", "W"};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < rank; ++i) out.push_back(fmt::format("D{}", i));
+  return out;
+}
+
+void append_coordinates(std::string& out, uint64_t index, const std::vector<uint64_t>& shape) {
+  std::vector<uint64_t> c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    uint64_t n = shape[d] ? shape[d] : 1;
+    c[d] = index % n;
+    index /= n;
+  }
+  for (uint64_t v : c) out += fmt::format(",{}", v);
+}
+
+}  // namespace
+
+Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& o) {
+  std::optional<size_t> one_side;
+  std::vector<std::string> has;
+  for (size_t i = 0; i < pairing.rows.size(); ++i) {
+    const PairRow& r = pairing.rows[i];
+    for (const auto* ref : {&r.mine, &r.golden}) {
+      if (!*ref || !names_op(**ref, o.op)) continue;
+      const TensorRef& t = **ref;
+      std::string what = t.io ? tensor_text(*t.io, t.slot.value_or(0)) : "tensor";
+      if (t.occurrence) what += fmt::format(" #{}", t.occurrence + 1);
+      if (std::find(has.begin(), has.end(), what) == has.end()) has.push_back(what);
+      if (t.io != o.io || t.slot.value_or(0) != o.slot || t.occurrence != o.occurrence) continue;
+      if (r.mine && r.golden) return i;
+      one_side = i;
+    }
+  }
+  std::string wanted = tensor_text(o.io, o.slot);
+  if (o.occurrence) wanted += fmt::format(" #{}", o.occurrence + 1);
+  if (one_side)
+    return Error(fmt::format("{} of op '{}' is only in the {} dump: nothing to compare", wanted,
+                             o.op, pairing.rows[*one_side].mine ? "my" : "golden"));
+  if (has.empty()) return Error(fmt::format("no op named '{}' in either dump", o.op));
+  return Error(fmt::format("op '{}' has no {}; it has {}", o.op, wanted, fmt::join(has, ", ")));
+}
+
+Status write_detail(const Pairing& pairing, size_t row_index, const DetailOptions& o,
+                    std::vector<std::filesystem::path>& written) {
+  const PairRow& row = pairing.rows.at(row_index);
+  auto my = load_tensor(pairing.mine, *row.mine);
+  if (!my) return std::move(my.error()).with_context(pairing.mine.files[row.mine->file].display);
+  auto golden = load_tensor(pairing.golden, *row.golden);
+  if (!golden)
+    return std::move(golden.error()).with_context(pairing.golden.files[row.golden->file].display);
+  if (!my->view || !golden->view)
+    return Error("a side is a statistic.csv row: detail mode needs the elements of both tensors");
+  const TensorView& x = *my->view;
+  const TensorView& y = *golden->view;
+  auto nx = element_count(x.shape), ny = element_count(y.shape);
+  if (!nx || !ny) return Error("the shape has too many elements");
+  if (*nx != *ny)
+    return Error(
+        fmt::format("my tensor has {} elements and the golden one {}: the sizes differ", *nx, *ny));
+  if (!has_real_values(x.dtype) || !has_real_values(y.dtype))
+    return Error("the elements are not real numbers");
+  const uint64_t n = *nx;
+  const bool boolean = x.dtype == DType::Bool && y.dtype == DType::Bool;
+  const std::vector<uint64_t>& shape = y.shape;
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.directory, ec);
+  auto dir = OpenDirectory::open(o.directory);
+  if (!dir) return std::move(dir).error();
+  std::string prefix = fmt::format("{}_{}_{}", row.mine->op_name, dump::io_name(o.io), o.slot);
+  std::replace(prefix.begin(), prefix.end(), '/', '_');
+  if (o.occurrence) prefix += fmt::format("_{}", o.occurrence + 1);
+
+  std::string header = "Index";
+  for (const std::string& t : coordinate_titles(shape.size())) header += "," + t;
+  header += ",NPUDump,GroundTruth,AbsoluteError,RelativeError\n";
+
+  // Heatmap cells: the largest |x − y| of each block of the rank-2 view, at most 1024 × 1024.
+  const uint64_t cols = shape.empty() ? 1 : std::max<uint64_t>(shape.back(), 1);
+  const uint64_t rows = n == 0 ? 0 : n / cols;
+  const uint64_t grid_cols = std::min<uint64_t>(cols, 1024),
+                 grid_rows = std::min<uint64_t>(rows, 1024);
+  std::vector<double> grid;
+  if (o.png) grid.assign(grid_rows * grid_cols, 0.0);
+
+  TopN top_abs(o.top), top_rel(o.top);
+  double min_abs = INFINITY, max_abs = -INFINITY, min_rel = INFINITY, max_rel = -INFINITY;
+  std::optional<AtomicFile> file;
+  uint64_t file_number = 0, lines = 0;
+  auto open_next = [&]() -> Status {
+    if (file) {
+      if (Status s = file->commit()) return s;
+      file.reset();
+    }
+    std::string name = fmt::format("{}_{}.csv", prefix, file_number++);
+    auto created = AtomicFile::create(*dir, name);
+    if (!created) return std::move(created).error().with_context(name);
+    file.emplace(std::move(*created));
+    written.push_back(o.directory / name);
+    lines = 0;
+    return file->write(header);
+  };
+  if (Status s = open_next()) return s;
+
+  constexpr uint64_t kBlock = 16384;
+  std::vector<double> bx(kBlock), by(kBlock);
+  std::string text;
+  for (uint64_t first = 0; first < n; first += kBlock) {
+    uint64_t m = std::min(kBlock, n - first);
+    if (Status s = elements_to_double(x, first, m, bx.data())) return s;
+    if (Status s = elements_to_double(y, first, m, by.data())) return s;
+    text.clear();
+    for (uint64_t k = 0; k < m; ++k) {
+      double a = bx[k], b = by[k];
+      if (o.cast_float32) {
+        a = static_cast<float>(a);
+        b = static_cast<float>(b);
+      }
+      const uint64_t index = first + k;
+      double abs = std::fabs(a - b);
+      double rel = abs / std::fabs(b);
+      if (!boolean) {
+        if (std::isfinite(abs)) {
+          min_abs = std::min(min_abs, abs);
+          max_abs = std::max(max_abs, abs);
+        }
+        if (std::isfinite(rel)) {
+          min_rel = std::min(min_rel, rel);
+          max_rel = std::max(max_rel, rel);
+        }
+        top_abs.offer({std::isfinite(abs) ? abs : -1.0, index, a, b, abs, rel});
+        top_rel.offer({std::isfinite(rel) ? rel : -1.0, index, a, b, abs, rel});
+      }
+      if (!grid.empty()) {
+        uint64_t r = index / cols, c = index % cols;
+        double& g = grid[(r * grid_rows / rows) * grid_cols + c * grid_cols / cols];
+        if (std::isnan(abs) || !(g >= abs)) g = abs;
+      }
+      if (lines == o.max_line) {
+        if (Status s = file->write(text)) return s;
+        text.clear();
+        if (Status s = open_next()) return s;
+      }
+      text += std::to_string(index);
+      append_coordinates(text, index, shape);
+      text += ',' + cell(a) + ',' + cell(b) + ',' + error_cell(abs, boolean) + ',' +
+              error_cell(rel, boolean) + '\n';
+      ++lines;
+    }
+    if (Status s = file->write(text)) return s;
+  }
+  if (Status s = file->commit()) return s;
+
+  std::string summary;
+  summary += fmt::format("NPUDump: {}\nGroundTruth: {}\n", my->side.file, golden->side.file);
+  summary += fmt::format("Tensor: {} {}, shape {}, {} elements\n", row.mine->op_name,
+                         tensor_text(o.io, o.slot), fmt::join(shape, "x"), n);
+  auto range = [&](const char* what, double lo, double hi) {
+    if (boolean) return fmt::format("{}: - (bool)\n", what);
+    if (lo > hi) return fmt::format("{}: - (no finite value)\n", what);
+    return fmt::format("{}: min {:.6f}, max {:.6f}\n", what, lo, hi);
+  };
+  summary += range("AbsoluteError", min_abs, max_abs);
+  summary += range("RelativeError", min_rel, max_rel);
+  for (auto [title, top] : {std::pair{"AbsoluteError", &top_abs}, {"RelativeError", &top_rel}}) {
+    std::vector<Element> best = top->sorted();
+    summary += fmt::format("Top {} by {}:\n", best.size(), title);
+    std::vector<std::vector<std::string>> table{
+        {"Index", "Coordinates", "NPUDump", "GroundTruth", "AbsoluteError", "RelativeError"}};
+    for (const Element& e : best) {
+      std::string coords;
+      append_coordinates(coords, e.index, shape);
+      table.push_back({std::to_string(e.index), coords.empty() ? "-" : coords.substr(1),
+                       fmt::format("{:.6f}", e.x), fmt::format("{:.6f}", e.y),
+                       std::isfinite(e.abs) ? fmt::format("{:.6f}", e.abs) : "-",
+                       std::isfinite(e.rel) ? fmt::format("{:.6f}", e.rel) : "-"});
+    }
+    if (best.size() > 0) summary += table::align_columns(table);
+  }
+  std::filesystem::path summary_path = o.directory / (prefix + "_summary.txt");
+  if (Status s = write_file_atomically(summary_path, summary)) return s;
+  written.push_back(summary_path);
+
+  if (o.png) {
+    summary::Heatmap h;
+    h.title = fmt::format("|my - golden| of {} {} ({}x{}{})", row.mine->op_name,
+                          tensor_text(o.io, o.slot), rows, cols,
+                          grid_rows < rows || grid_cols < cols ? ", block maxima" : "");
+    h.rows = grid_rows;
+    h.cols = grid_cols;
+    h.values = std::move(grid);
+    summary::PlotOptions plot;
+    plot.panel_width = 720;
+    plot.panel_height = 560;
+    auto png = summary::plot_heatmaps(std::span<const summary::Heatmap>(&h, 1), plot);
+    if (!png) return std::move(png).error().with_context(o.png->string());
+    if (Status s = write_file_atomically(*o.png, *png)) return s;
+    written.push_back(*o.png);
+  }
+  return std::nullopt;
+}
+
+}  // namespace msdt::compare

@@ -1,0 +1,267 @@
+#include "compare/run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "dump/dump_file.h"
+#include "io/mapped_file.h"
+#include "io/parallel.h"
+#include "tensor/layout.h"
+#include "tensor/stats.h"
+
+namespace msdt::compare {
+
+namespace {
+
+// The host layout a DumpData tensor of device format `from` is compared in: its origin format
+// when the transform knows it, else ND (the channel-first host layout of device formats).
+std::optional<std::string> host_format_for(std::string_view from, const dump::AscendTensor& t) {
+  if (from.empty() || from == "ND" || from == "DefaultFormat" || is_host_format(from))
+    return std::nullopt;
+  if (t.original_op) {
+    std::string origin = canonical_format(std::string(ascend_format_name(t.original_op->format)));
+    if (!origin.empty() && origin != from && can_transform(from, origin)) return origin;
+  }
+  if (can_transform(from, "ND")) return std::string("ND");
+  return std::nullopt;
+}
+
+TensorStats stats_of_row(const dump::StatisticRow& r) {
+  TensorStats s;
+  uint64_t elements = 1;
+  for (uint64_t d : r.shape) elements *= d;
+  s.count = r.count.value_or(elements);
+  s.min = r.min;
+  s.max = r.max;
+  s.mean = r.avg;
+  s.l2norm = r.l2norm;
+  s.nan = r.nan_count.value_or(0);
+  s.pos_inf = r.positive_inf_count.value_or(0);
+  s.neg_inf = r.negative_inf_count.value_or(0);
+  s.zero =
+      r.zero_count.value_or(r.negative_zero_count.value_or(0) + r.positive_zero_count.value_or(0));
+  return s;
+}
+
+// The metrics of a row with a statistic.csv row on at least one side.
+PairMetrics statistics_only(const TensorStats& my, const TensorStats& golden, const ComparedSide& a,
+                            const ComparedSide& b) {
+  PairMetrics m;
+  m.my = my;
+  m.golden = golden;
+  m.shapes_equal = a.shape == b.shape;
+  m.dtypes_equal = a.dtype == b.dtype;
+  m.pair_reason = Reason::StatisticsOnly;
+  Metric none = Metric::absent(Reason::StatisticsOnly);
+  for (Metric* x :
+       {&m.cosine, &m.max_absolute_error, &m.accumulated_relative_error,
+        &m.relative_euclidean_distance, &m.kl_divergence, &m.mean_my, &m.std_my, &m.mean_golden,
+        &m.std_golden, &m.mean_absolute_error, &m.root_mean_square_error, &m.max_relative_error,
+        &m.mean_relative_error, &m.mp_cosine, &m.euc_dist, &m.mp_max_abs_err,
+        &m.mp_max_relative_err, &m.one_thousandth_ratio, &m.five_thousandths_ratio})
+    *x = none;
+  if (my.mean) m.mean_my = Metric::of(*my.mean);
+  if (golden.mean) m.mean_golden = Metric::of(*golden.mean);
+  m.statistics = diff_statistics(summary_of(my), summary_of(golden));
+  return m;
+}
+
+struct RowResult {
+  ComparedRow row;
+};
+
+}  // namespace
+
+Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref) {
+  const dump::DumpFile& file = side.files.at(ref.file);
+  LoadedTensor out;
+  out.side.file = file.display;
+  out.side.source = "tensor";
+  auto mapped = dump::open_dump_file(file, Reading::Whole);
+  if (!mapped) return std::move(mapped).error();
+  std::shared_ptr<const MappedFile> bytes = *mapped;
+  bool found = false;
+  Status problem;
+  auto status = dump::read_dump_file(file, bytes->bytes(), [&](const dump::DumpTensor& t) {
+    if (found || !is_referenced(ref, t)) return;
+    found = true;
+    out.side.dtype = t.dtype;
+    out.side.shape = t.shape;
+    out.side.shape_known = t.shape_known;
+    if (t.statistics) {
+      out.side.source = "statistic.csv";
+      const dump::StatisticRow& r = *t.statistics;
+      out.side.dtype = r.dtype;
+      out.side.shape = r.shape;
+      out.side.shape_known = true;
+      out.statistics = stats_of_row(r);
+      return;
+    }
+    if (!t.view) {
+      problem = Error(fmt::format("the {} tensor holds no elements to compare", t.format));
+      return;
+    }
+    out.view = *t.view;
+    out.keep = bytes;
+    if (!t.ascend) return;
+    out.side.address = t.ascend->address;
+    std::string from = canonical_format(std::string(ascend_format_name(t.ascend->format)));
+    // A format that claims 4 dimensions over a shape that has not is ND (msaccucmp).
+    if ((from == "HWCN" || from == "NCHW" || from == "NHWC") && t.view->shape.size() != 4)
+      from = "ND";
+    auto to = host_format_for(from, *t.ascend);
+    if (!to) {
+      if (t.ascend->has_original_shape && !t.ascend->original_shape.empty()) {
+        uint64_t a = 1, b = 1;
+        for (uint64_t d : t.ascend->original_shape) a *= d;
+        for (uint64_t d : t.view->shape) b *= d;
+        if (a == b) out.view->shape = out.side.shape = t.ascend->original_shape;
+      }
+      return;
+    }
+    std::vector<uint64_t> target;
+    std::string axes;
+    if (t.ascend->has_original_shape) {
+      target = t.ascend->original_shape;
+      axes = t.ascend->original_op
+                 ? canonical_format(std::string(ascend_format_name(t.ascend->original_op->format)))
+                 : "";
+    }
+    uint32_t groups = t.ascend->sub_format > 0 ? static_cast<uint32_t>(t.ascend->sub_format) : 1;
+    auto result = transform_layout(*t.view, from, *to, target, groups, axes);
+    if (!result) {
+      problem = std::move(result).error().with_context(
+          fmt::format("{} {} from {} to {}", t.io, t.slot.value_or(0), from, *to));
+      return;
+    }
+    auto owned = std::make_shared<std::vector<std::byte>>(std::move(result->data));
+    out.view = TensorView{t.view->dtype, result->shape, Bytes(*owned)};
+    out.side.shape = result->shape;
+    out.side.format = from;
+    out.keep = owned;
+  });
+  if (status) return std::move(*status);
+  if (problem) return std::move(*problem);
+  if (!found) {
+    std::string what = ref.source == TensorRef::Source::StatisticRow
+                           ? fmt::format("line {}", ref.statistic_line.value_or(0))
+                           : fmt::format("{} {}", ref.io ? dump::io_name(*ref.io) : "tensor",
+                                         ref.slot.value_or(0));
+    return Error(fmt::format("the file no longer holds {}", what));
+  }
+  return out;
+}
+
+Thresholds row_thresholds(const CompareOptions& options, std::optional<DType> golden_dtype,
+                          bool statistics_only) {
+  Thresholds t = preset_thresholds(options.preset, golden_dtype.value_or(DType::Float32));
+  for (const ThresholdSetting& s : options.thresholds) apply(t, s);
+  if (statistics_only) t.magnitude_warning = true;
+  return t;
+}
+
+namespace {
+
+ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptions& options,
+                        const MetricOptions& metric_options, Diagnostics& diagnostics) {
+  const PairRow& pair = pairing.rows[index];
+  ComparedRow row;
+  row.index = index;
+  row.pair = &pair;
+  if (!pair.mine || !pair.golden) {
+    const PairedSide& side = pair.mine ? pairing.mine : pairing.golden;
+    const TensorRef& ref = pair.mine ? *pair.mine : *pair.golden;
+    ComparedSide& out = pair.mine ? row.mine : row.golden;
+    out.file = side.files.at(ref.file).display;
+    out.source = ref.source == TensorRef::Source::StatisticRow ? "statistic.csv" : "tensor";
+    row.verdict = RowVerdict::unmatched(pair.mine ? "only in my dump" : "only in the golden dump");
+    return row;
+  }
+  auto my = load_tensor(pairing.mine, *pair.mine);
+  auto golden = load_tensor(pairing.golden, *pair.golden);
+  for (auto [loaded, side, ref, out] :
+       {std::tuple{&my, &pairing.mine, &*pair.mine, &row.mine},
+        std::tuple{&golden, &pairing.golden, &*pair.golden, &row.golden}}) {
+    if (*loaded) {
+      *out = (*loaded)->side;
+      continue;
+    }
+    out->file = side->files.at(ref->file).display;
+    diagnostics.error(out->file, loaded->error());
+    std::string why = fmt::format("{} side unreadable: {}", side == &pairing.mine ? "my" : "golden",
+                                  loaded->error().describe());
+    row.problem = row.problem ? *row.problem + "; " + why : why;
+  }
+  if (row.problem) {
+    row.verdict = RowVerdict::skipped(*row.problem);
+    return row;
+  }
+  const bool stats_only = !my->view || !golden->view;
+  if (stats_only) {
+    auto stats = [&](const LoadedTensor& t) {
+      if (t.view) return compute_stats(*t.view);
+      return *t.statistics;
+    };
+    row.metrics = statistics_only(stats(*my), stats(*golden), row.mine, row.golden);
+  } else {
+    auto metrics = compare_tensors(*my->view, *golden->view, metric_options);
+    if (!metrics) {
+      diagnostics.error(row.mine.file, metrics.error());
+      row.problem = metrics.error().describe();
+      row.verdict = RowVerdict::skipped(*row.problem);
+      return row;
+    }
+    row.metrics = std::move(*metrics);
+  }
+  row.verdict = judge(*row.metrics, row_thresholds(options, row.golden.dtype, stats_only));
+  return row;
+}
+
+}  // namespace
+
+void run_compare(const Pairing& pairing, const CompareOptions& options,
+                 const std::vector<size_t>& wanted, CompareListener& listener,
+                 Diagnostics& diagnostics) {
+  std::vector<size_t> all;
+  const std::vector<size_t>* rows = &wanted;
+  if (wanted.empty()) {
+    all.resize(pairing.rows.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    rows = &all;
+  }
+  const unsigned jobs = std::max(1u, options.jobs);
+  // Few pairs: the workers go into each pair instead (results do not depend on it).
+  MetricOptions metric_options = options.metrics;
+  metric_options.jobs = rows->size() < jobs ? jobs : 1;
+  size_t window = options.window ? options.window : size_t{4} * jobs;
+  ordered_parallel<RowResult>(
+      rows->size(), jobs, window,
+      [&](size_t i) {
+        return RowResult{compare_row(pairing, (*rows)[i], options, metric_options, diagnostics)};
+      },
+      [&](size_t, RowResult result) { listener.row(result.row); });
+}
+
+void report_problems(const Pairing& pairing, Diagnostics& diagnostics) {
+  for (const Problem& p : pairing.problems) {
+    Error e = p.error;
+    e.context(fmt::format("{} dump", side_name(p.side)));
+    if (p.warning)
+      diagnostics.warning(p.file, e);
+    else
+      diagnostics.error(p.file, e);
+  }
+}
+
+std::vector<size_t> rows_in_ranks(const Pairing& pairing, const dump::IdList& ranks) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < pairing.rows.size(); ++i) {
+    const DirectoryKey& key = pairing.groups.at(pairing.rows[i].group).key;
+    if (!key.rank || ranks.contains(*key.rank)) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace msdt::compare
