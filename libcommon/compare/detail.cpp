@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <queue>
 
@@ -85,6 +86,20 @@ void append_coordinates(std::string& out, uint64_t index, const std::vector<uint
 }
 
 }  // namespace
+
+Status parse_tensor_spec(std::string_view text, DetailOptions& options) {
+  size_t colon = text.find(':');
+  std::string_view io = text.substr(0, colon), slot;
+  if (colon != std::string_view::npos) slot = text.substr(colon + 1);
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(slot.data(), slot.data() + slot.size(), value);
+  if ((io != "input" && io != "output") || slot.empty() || ec != std::errc() ||
+      end != slot.data() + slot.size())
+    return Error(fmt::format("expected input:N or output:N, not '{}'", text));
+  options.io = io == "input" ? dump::Io::Input : dump::Io::Output;
+  options.slot = value;
+  return std::nullopt;
+}
 
 Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& o) {
   std::optional<size_t> one_side;

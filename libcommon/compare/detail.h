@@ -37,6 +37,10 @@ struct DetailOptions {
   bool cast_float32 = false;
 };
 
+// `--tensor input:N|output:N` into options.io and options.slot; "expected input:N or output:N,
+// not 'x'" otherwise.
+Status parse_tensor_spec(std::string_view text, DetailOptions& options);
+
 // The row of `pairing` the options name: my op name (or the golden one) equal to `op` as written
 // or in key spelling, with that io, slot and occurrence; an error listing what the op has when
 // the tensor is not there.

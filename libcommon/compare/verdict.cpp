@@ -1,6 +1,9 @@
 // Thresholds and row verdicts (compare spec §9, §12.6); the rules are documented in verdict.h.
 #include "compare/verdict.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -398,6 +401,21 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
   if (!tally.judged)
     return RowVerdict::skipped(tally.skip_why.empty() ? "no threshold applies" : tally.skip_why);
   return RowVerdict{tally.level, tally.level == Verdict::Pass ? std::string() : tally.why};
+}
+
+Expected<std::vector<Verdict>> parse_verdict_list(std::string_view text) {
+  std::vector<Verdict> out;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = std::min(text.find(',', start), text.size());
+    std::string_view item = trim(text.substr(start, end - start));
+    auto v = parse_verdict(item);
+    if (!v)
+      return Error(
+          fmt::format("unknown verdict '{}' (pass, warning, error, unmatched, skipped)", item));
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+    start = end + 1;
+  }
+  return out;
 }
 
 Status parse_fail_on(std::string_view text, FailOn& fail_on) {

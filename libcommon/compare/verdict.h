@@ -148,6 +148,10 @@ DtypeTolerances dtype_tolerances(DType golden);
 Thresholds dtype_thresholds(DType golden);
 Thresholds preset_thresholds(Preset preset, DType golden);
 
+// `--only pass,warning`: a comma list of verdict names; "unknown verdict 'x' (pass, warning, error,
+// unmatched, skipped)" otherwise.
+Expected<std::vector<Verdict>> parse_verdict_list(std::string_view text);
+
 // `--threshold METRIC=WARN,ERROR`, or `METRIC=off` to drop the bound. Errors name the bad part:
 // "threshold 'x': expected METRIC=WARN,ERROR", "unknown metric 'Foo' (…)", "warning bound 'a' of
 // Cosine is not a number", "Cosine: the warning bound 0.9 is below the error bound 0.99 (higher

@@ -117,26 +117,15 @@ int main(int argc, char** argv) {
     for (const std::string& f : fail_on)
       if (msdt::Status bad = cmp::parse_fail_on(f, fail))
         throw CLI::ValidationError("--fail-on", bad->describe());
-    for (size_t start = 0; !only.empty() && start <= only.size();) {
-      size_t end = std::min(only.find(',', start), only.size());
-      auto v = cmp::parse_verdict(only.substr(start, end - start));
-      if (!v)
-        throw CLI::ValidationError("--only", "unknown verdict '" + only.substr(start, end - start) +
-                                                 "' (pass, warning, error, unmatched, skipped)");
-      only_verdicts.insert(*v);
-      start = end + 1;
+    if (!only.empty()) {
+      auto verdicts = cmp::parse_verdict_list(only);
+      if (!verdicts) throw CLI::ValidationError("--only", verdicts.error().describe());
+      only_verdicts.insert(verdicts->begin(), verdicts->end());
     }
     if (!detail.empty()) {
-      size_t colon = tensor.find(':');
-      std::string io = tensor.substr(0, colon);
-      if (colon == std::string::npos || (io != "input" && io != "output") ||
-          tensor.size() == colon + 1 ||
-          tensor.find_first_not_of("0123456789", colon + 1) != std::string::npos)
-        throw CLI::ValidationError("--tensor",
-                                   "expected input:N or output:N, not '" + tensor + "'");
+      if (msdt::Status bad = cmp::parse_tensor_spec(tensor, detail_options))
+        throw CLI::ValidationError("--tensor", bad->describe());
       detail_options.op = detail;
-      detail_options.io = io == "input" ? msdt::dump::Io::Input : msdt::dump::Io::Output;
-      detail_options.slot = static_cast<uint32_t>(std::stoul(tensor.substr(colon + 1)));
       if (occurrence == 0) throw CLI::ValidationError("--occurrence", "counts from 1");
       detail_options.occurrence = occurrence - 1;
       detail_options.top = top ? top : 20;
