@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <memory>
 
 #include "dump/dump_file.h"
@@ -72,6 +74,51 @@ struct RowResult {
   ComparedRow row;
 };
 
+void fill_statistics(const dump::StatisticRow& r, LoadedTensor& out) {
+  out.side.source = "statistic.csv";
+  out.side.dtype = r.dtype;
+  out.side.shape = r.shape;
+  out.side.shape_known = true;
+  out.statistics = stats_of_row(r);
+}
+
+// The statistic.csv files the rows refer to, each read once (a row of a pair reads only its line):
+// side (0 mine, 1 golden) and file index to the file's rows by line, or the error reading it.
+struct StatisticFile {
+  std::map<uint64_t, LoadedTensor> rows;
+  Status error;
+};
+using StatisticFiles = std::map<std::pair<int, size_t>, StatisticFile>;
+
+StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<size_t>& rows,
+                                    unsigned jobs, Diagnostics& diagnostics) {
+  StatisticFiles files;
+  for (size_t i : rows) {
+    const PairRow& r = pairing.rows[i];
+    if (!r.mine || !r.golden) continue;
+    if (r.mine->source == TensorRef::Source::StatisticRow) files[{0, r.mine->file}];
+    if (r.golden->source == TensorRef::Source::StatisticRow) files[{1, r.golden->file}];
+  }
+  std::vector<std::pair<const std::pair<int, size_t>, StatisticFile>*> order;
+  for (auto& entry : files) order.push_back(&entry);
+  parallel_for(order.size(), jobs, [&](size_t k) {
+    auto& [key, out] = *order[k];
+    const dump::DumpFile& file = (key.first == 0 ? pairing.mine : pairing.golden).files[key.second];
+    auto mapped = dump::open_dump_file(file, Reading::Whole);
+    if (mapped)
+      out.error = dump::read_dump_file(file, (*mapped)->bytes(), [&](const dump::DumpTensor& t) {
+        if (!t.statistics) return;
+        LoadedTensor& row = out.rows[t.statistics->line];
+        row.side.file = file.display;
+        fill_statistics(*t.statistics, row);
+      });
+    else
+      out.error = std::move(mapped).error();
+    if (out.error) diagnostics.error(file.display, *out.error);
+  });
+  return files;
+}
+
 }  // namespace
 
 Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref) {
@@ -91,12 +138,7 @@ Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref)
     out.side.shape = t.shape;
     out.side.shape_known = t.shape_known;
     if (t.statistics) {
-      out.side.source = "statistic.csv";
-      const dump::StatisticRow& r = *t.statistics;
-      out.side.dtype = r.dtype;
-      out.side.shape = r.shape;
-      out.side.shape_known = true;
-      out.statistics = stats_of_row(r);
+      fill_statistics(*t.statistics, out);
       return;
     }
     if (!t.view) {
@@ -165,7 +207,8 @@ Thresholds row_thresholds(const CompareOptions& options, std::optional<DType> go
 namespace {
 
 ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptions& options,
-                        const MetricOptions& metric_options, Diagnostics& diagnostics) {
+                        const MetricOptions& metric_options, const StatisticFiles& statistics,
+                        Diagnostics& diagnostics) {
   const PairRow& pair = pairing.rows[index];
   ComparedRow row;
   row.index = index;
@@ -179,8 +222,23 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
     row.verdict = RowVerdict::unmatched(pair.mine ? "only in my dump" : "only in the golden dump");
     return row;
   }
-  auto my = load_tensor(pairing.mine, *pair.mine);
-  auto golden = load_tensor(pairing.golden, *pair.golden);
+  // A statistic.csv that could not be read was reported once, not once per row.
+  std::array<bool, 2> reported{};
+  auto load = [&](int which, const TensorRef& ref) -> Expected<LoadedTensor> {
+    const PairedSide& side = which == 0 ? pairing.mine : pairing.golden;
+    if (ref.source != TensorRef::Source::StatisticRow) return load_tensor(side, ref);
+    const StatisticFile& file = statistics.at({which, ref.file});
+    if (file.error) {
+      reported[which] = true;
+      return *file.error;
+    }
+    auto it = file.rows.find(ref.statistic_line.value_or(0));
+    if (it == file.rows.end())
+      return Error(fmt::format("the file no longer holds line {}", ref.statistic_line.value_or(0)));
+    return it->second;
+  };
+  auto my = load(0, *pair.mine);
+  auto golden = load(1, *pair.golden);
   for (auto [loaded, side, ref, out] :
        {std::tuple{&my, &pairing.mine, &*pair.mine, &row.mine},
         std::tuple{&golden, &pairing.golden, &*pair.golden, &row.golden}}) {
@@ -189,7 +247,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
       continue;
     }
     out->file = side->files.at(ref->file).display;
-    diagnostics.error(out->file, loaded->error());
+    if (!reported[side == &pairing.mine ? 0 : 1]) diagnostics.error(out->file, loaded->error());
     std::string why = fmt::format("{} side unreadable: {}", side == &pairing.mine ? "my" : "golden",
                                   loaded->error().describe());
     row.problem = row.problem ? *row.problem + "; " + why : why;
@@ -236,10 +294,12 @@ void run_compare(const Pairing& pairing, const CompareOptions& options,
   MetricOptions metric_options = options.metrics;
   metric_options.jobs = rows->size() < jobs ? jobs : 1;
   size_t window = options.window ? options.window : size_t{4} * jobs;
+  const StatisticFiles statistics = read_statistic_files(pairing, *rows, jobs, diagnostics);
   ordered_parallel<RowResult>(
       rows->size(), jobs, window,
       [&](size_t i) {
-        return RowResult{compare_row(pairing, (*rows)[i], options, metric_options, diagnostics)};
+        return RowResult{
+            compare_row(pairing, (*rows)[i], options, metric_options, statistics, diagnostics)};
       },
       [&](size_t, RowResult result) { listener.row(result.row); });
 }
