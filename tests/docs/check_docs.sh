@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat rdr-inspect)
+tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat rdr-inspect dump-compare)
 failures=0
 
 fail() {
@@ -102,6 +102,7 @@ check_bash_complete() {
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
     local w=$src/completions/bash/watch-check i=$src/completions/bash/ir-to-dot
     local s=$src/completions/bash/summary-cat r=$src/completions/bash/rdr-inspect
+    local d=$src/completions/bash/dump-compare
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -164,6 +165,30 @@ check_bash_complete() {
         expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect --memory r" "rank_0"
         expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect -o r" "rank_0 run.log"
         expect_completion "$mode" "$r" _rdr_inspect "rdr-inspect rank_0 --output=r" "rank_0 run.log"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --nan " "mask propagate same-positions"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --nan=s" "same-positions"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --preset " "default dtype msprobe"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --format m" "msaccucmp msprobe"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --only " "error pass skipped unmatched warning"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --only error,u" "error,unmatched"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --fail-on " "error unmatched warning"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --fail-on=warning,u" "warning,unmatched"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --tensor " "input:0 output:0"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --alg 0,Max" "0,MaxAbsoluteError 0,MaxRelativeError"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --threshold Max" "MaxAbsErr= MaxAbsoluteError= MaxDiff= MaxRelativeDiff= MaxRelativeErr= MaxRelativeError="
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --threshold cos=0.9," ""
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --detail " ""
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --top " ""
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --max" "--max-elements --max-line"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --o" "--occurrence --only --output --overflow-column"
+        # Inputs: dump trees, directories and single files; --rename and -o: any path; the PNGs:
+        # .png files and directories.
+        expect_completion "$mode" "$d" _dump_compare "dump-compare r" "rank_0 run.log"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare rank_0 r" "rank_0 run.log"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --rename r" "rank_0 run.log"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare -o " "loss.png out rank_0 run.log watch.json"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --plot " "loss.png out rank_0"
+        expect_completion "$mode" "$d" _dump_compare "dump-compare --detail x --png=l" "loss.png"
     done
     finish
 }
@@ -214,6 +239,14 @@ check_fish_complete() {
     expect_fish "$src" summary-cat "summary-cat --plot-" "--plot-histograms --plot-tensors"
     expect_fish "$src" rdr-inspect "rdr-inspect --ti" "--time"
     expect_fish "$src" rdr-inspect "rdr-inspect --time " "last"
+    expect_fish "$src" dump-compare "dump-compare --nan " "mask propagate same-positions"
+    expect_fish "$src" dump-compare "dump-compare --preset " "default dtype msprobe"
+    expect_fish "$src" dump-compare "dump-compare --format " "msaccucmp msprobe own"
+    expect_fish "$src" dump-compare "dump-compare --only error,u" "error,unmatched"
+    expect_fish "$src" dump-compare "dump-compare --fail-on " "error unmatched warning"
+    expect_fish "$src" dump-compare "dump-compare --tensor " "input:0 output:0"
+    expect_fish "$src" dump-compare "dump-compare --threshold MaxAbs" "MaxAbsErr= MaxAbsoluteError="
+    expect_fish "$src" dump-compare "dump-compare --max-" "--max-elements --max-line"
     finish
 }
 
