@@ -1,11 +1,12 @@
-// summary-cat's pictures (plot.h), drawn with cairo on a white RGB surface and written as PNG.
+// summary-cat's and dump-compare's pictures (plot.h), drawn with cairo on a white RGB surface and
+// written as PNG.
 //
 // Every picture is a grid of equal panels. A panel has its title at the top, then (line charts)
-// the legend, then the plot area with light grid lines at the ticks, tick labels left and below,
-// and (heat views) a colour bar on the right. Ticks are 1, 2 or 5 × 10^k apart, widened until the
-// labels do not touch; labels are compact ("0.25", "12k", "1e-05"). Text goes through cairo's toy
-// API ("sans-serif", whatever fontconfig maps it to), so the same input gives the same bytes on
-// the same machine.
+// the legend, then the plot area with light grid lines at the ticks (and reference lines and
+// markers over them, under the data), tick labels left and below, and (heat views) a colour bar
+// on the right. Ticks are 1, 2 or 5 × 10^k apart, widened until the labels do not touch; labels
+// are compact ("0.25", "12k", "1e-05"). Text goes through cairo's toy API ("sans-serif", whatever
+// fontconfig maps it to), so the same input gives the same bytes on the same machine.
 #include "summary/plot.h"
 
 #include <cairo.h>
@@ -44,7 +45,7 @@ constexpr int kMaxSide = 32767;  // cairo's largest image surface side
 constexpr int kMinPanelWidth = 160, kMinPanelHeight = 120;
 
 constexpr double kPad = 10;  // around the panel's content
-constexpr double kTitleSize = 13, kTextSize = 11;
+constexpr double kTitleSize = 13, kTextSize = 11, kSmallSize = 9;
 constexpr double kTitleBand = 24;      // the title's height
 constexpr double kLegendRow = 18;      // one line of legend entries
 constexpr int kMaxLegendRows = 3;      // then "+N more"
@@ -53,6 +54,8 @@ constexpr double kBottomBand = 44;     // x tick labels and the x axis label
 constexpr double kBarWidth = 14;       // the colour bar
 constexpr size_t kMaxRidgelines = 50;  // curves in a ridgeline panel; more steps are sampled
 constexpr int kHeatRows = 100;         // value bins of the histogram heat view
+constexpr uint64_t kMaxCells = 1024;   // a heatmap's cells a side; larger tensors go in blocks
+constexpr double kStripSide = 40;      // the thickness of a one-row (or one-column) heatmap
 
 struct Rgb {
   double r = 0, g = 0, b = 0;
@@ -74,6 +77,14 @@ constexpr std::array kViridis{hex(0x440154), hex(0x472d7b), hex(0x3b528b),
                               hex(0x5ec962), hex(0xaddc30), hex(0xfde725)};
 constexpr Rgb kBackground = grey(1), kGrid = grey(0.9), kFrame = grey(0.6), kText = grey(0.15),
               kTickText = grey(0.3), kMissing = grey(0.75);
+// Reference lines (amber, red, grey; their labels darker where the line is light) and markers (a
+// dark plum, unlike every series colour and the text).
+struct LineColours {
+  Rgb line, label;
+};
+constexpr std::array<LineColours, 3> kReferenceColours{
+    {{hex(0xf0a000), hex(0xa86a00)}, {hex(0xe00000), hex(0xc00000)}, {grey(0.45), grey(0.35)}}};
+constexpr Rgb kMarker = hex(0x5c1a4a);
 
 Rgb viridis(double t) {
   t = std::isnan(t) ? 0 : std::clamp(t, 0.0, 1.0);
@@ -369,6 +380,14 @@ void draw_grid(cairo_t* cr, const Rect& area, const Ticks* x_ticks, const Scale&
   cairo_stroke(cr);
 }
 
+// The step or column axis's label, centred under `area`'s tick labels.
+void draw_x_label(cairo_t* cr, const Rect& area, const std::string& label) {
+  use_font(cr, kTextSize);
+  set_colour(cr, kText);
+  draw_text(cr, fit_text(cr, printable(label), area.width()), (area.x0 + area.x1) / 2,
+            area.y1 + kTickGap + kTextSize * 2 + 8, Align::Centre);
+}
+
 // The frame, tick marks and labels, and the axis labels, drawn after the data.
 void draw_axes(cairo_t* cr, const Rect& area, const Ticks& x_ticks, const Scale& x,
                const Ticks& y_ticks, const Scale& y, const std::string& x_label,
@@ -399,11 +418,8 @@ void draw_axes(cairo_t* cr, const Rect& area, const Ticks& x_ticks, const Scale&
   for (size_t i = 0; i < y_ticks.at.size(); ++i) {
     draw_text(cr, y_ticks.labels[i], area.x0 - kTickGap, y(y_ticks.at[i]), Align::Right);
   }
+  if (!x_label.empty()) draw_x_label(cr, area, x_label);
   set_colour(cr, kText);
-  if (!x_label.empty()) {
-    draw_text(cr, fit_text(cr, printable(x_label), area.width()), (area.x0 + area.x1) / 2,
-              area.y1 + kTickGap + kTextSize * 2 + 8, Align::Centre);
-  }
   if (!y_label.empty()) {
     cairo_save(cr);
     cairo_translate(cr, kPad + kTextSize / 2, (area.y0 + area.y1) / 2);
@@ -589,8 +605,10 @@ Rect plot_rows(double panel_height, double extra_top) {
 // ---------------------------------------------------------------------------------------------
 // Line charts
 
+bool drawable_y(double y, bool log_y) { return std::isfinite(y) && (!log_y || y > 0); }
+
 bool drawable(const PlotPoint& p, bool log_y) {
-  return std::isfinite(p.x) && std::isfinite(p.y) && (!log_y || p.y > 0);
+  return std::isfinite(p.x) && drawable_y(p.y, log_y);
 }
 
 // The colour and dash of series `index`: the palette, dashed on its second round and after.
@@ -675,6 +693,105 @@ void stroke_series(cairo_t* cr, std::span<const PlotPoint> all, const Scale& x, 
   cairo_stroke(cr);
 }
 
+constexpr double kDotRadius = 2.5;
+constexpr double kFaint = 0.25;  // the raw line under a smoothed one or under dots
+
+// A dot at each drawable point, one per pixel of `area` it lands on: a million points cost no
+// more than the area's pixels.
+void fill_dots(cairo_t* cr, std::span<const PlotPoint> points, const Rect& area, const Scale& x,
+               const Scale& y, bool log_y) {
+  auto width = static_cast<size_t>(std::max(area.width(), 0.0)) + 1;
+  auto height = static_cast<size_t>(std::max(area.height(), 0.0)) + 1;
+  std::vector<bool> taken(width * height, false);
+  for (const auto& p : points) {
+    if (!drawable(p, log_y)) continue;
+    double px = x(p.x), py = y(p.y);
+    double column = std::floor(px - area.x0), row = std::floor(py - area.y0);
+    if (column >= 0 && row >= 0 && column < static_cast<double>(width) &&
+        row < static_cast<double>(height)) {
+      size_t i = static_cast<size_t>(row) * width + static_cast<size_t>(column);
+      if (taken[i]) continue;
+      taken[i] = true;
+    }
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, px, py, kDotRadius, 0, 2 * std::numbers::pi);
+  }
+  cairo_fill(cr);
+}
+
+const LineColours& reference_colours(ReferenceLine::Style style) {
+  return kReferenceColours[std::min<size_t>(style, kReferenceColours.size() - 1)];
+}
+
+// Where a marker's line is centred: at the first or the last step it would be under the frame.
+double marker_column(const Marker& marker, const Rect& area, const Scale& x) {
+  return std::clamp(std::round(x(marker.x)), area.x0 + 2, std::max(area.x0 + 2, area.x1 - 2));
+}
+
+// The panel's reference lines (dashed) and markers (solid), crisp 2 pixels wide, over the grid
+// and under the data. The axes reach every one that can be drawn.
+void draw_guides(cairo_t* cr, const PlotPanel& panel, const Rect& area, const Scale& x,
+                 const Scale& y, bool log_y) {
+  cairo_save(cr);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  cairo_set_line_width(cr, 2);
+  const double dash[] = {7, 4};
+  cairo_set_dash(cr, dash, 2, 0);
+  for (const auto& line : panel.reference_lines) {
+    if (!drawable_y(line.y, log_y)) continue;
+    double py = std::round(y(line.y));
+    set_colour(cr, reference_colours(line.style).line);
+    cairo_move_to(cr, area.x0, py);
+    cairo_line_to(cr, area.x1, py);
+    cairo_stroke(cr);
+  }
+  cairo_set_dash(cr, nullptr, 0, 0);
+  set_colour(cr, kMarker);
+  for (const auto& marker : panel.markers) {
+    if (!std::isfinite(marker.x)) continue;
+    double px = marker_column(marker, area, x);
+    cairo_move_to(cr, px, area.y0);
+    cairo_line_to(cr, px, area.y1);
+  }
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
+// Small text on a translucent white box, so that it reads over the data.
+void draw_small_label(cairo_t* cr, const std::string& text, double x, double y, Align align,
+                      Rgb colour) {
+  double width = text_width(cr, text);
+  double left = align == Align::Left ? x : x - width;
+  set_colour(cr, kBackground, 0.8);
+  cairo_rectangle(cr, left - 2, y - kSmallSize / 2 - 2, width + 4, kSmallSize + 4);
+  cairo_fill(cr);
+  set_colour(cr, colour);
+  draw_text(cr, text, x, y, align);
+}
+
+// The guides' labels, over the data: a reference line's at its right end above it (below it when
+// the line runs along the top), a marker's at the top right of it (left near the right edge).
+void draw_guide_labels(cairo_t* cr, const PlotPanel& panel, const Rect& area, const Scale& x,
+                       const Scale& y, bool log_y) {
+  use_font(cr, kSmallSize);
+  const double half = kSmallSize / 2 + 4;  // from a line to the middle of its label
+  for (const auto& line : panel.reference_lines) {
+    if (!drawable_y(line.y, log_y) || line.label.empty()) continue;
+    double py = std::round(y(line.y));
+    double mid = py - 1 - half < area.y0 + half ? py + half : py - 1 - half;
+    draw_small_label(cr, fit_text(cr, printable(line.label), area.width() / 2), area.x1 - 4, mid,
+                     Align::Right, reference_colours(line.style).label);
+  }
+  for (const auto& marker : panel.markers) {
+    if (!std::isfinite(marker.x) || marker.label.empty()) continue;
+    double px = marker_column(marker, area, x);
+    std::string text = fit_text(cr, printable(marker.label), area.width() / 2);
+    bool right = px + 1 + 4 + text_width(cr, text) <= area.x1 - 2;
+    draw_small_label(cr, text, right ? px + 1 + 4 : px - 1 - 4, area.y0 + half,
+                     right ? Align::Left : Align::Right, kMarker);
+  }
+}
+
 struct LegendItem {
   size_t series;  // index, or SIZE_MAX for the "+N more" note
   std::string text;
@@ -747,7 +864,7 @@ double legend_height(const std::vector<LegendItem>& items) {
 void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& options,
                      double panel_width, double panel_height) {
   draw_title(cr, panel.title, panel_width);
-  const bool log_y = options.log_y;
+  const bool log_y = panel.log_y.value_or(options.log_y);
   const bool smooth = options.smooth > 0;
   std::vector<std::vector<PlotPoint>> smoothed;
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
@@ -767,6 +884,25 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
       extend(smoothed.back());
     }
   }
+  const bool has_data = x_lo <= x_hi;
+  for (const auto& line : panel.reference_lines) {
+    if (!drawable_y(line.y, log_y)) continue;
+    y_lo = std::min(y_lo, line.y);
+    y_hi = std::max(y_hi, line.y);
+  }
+  auto extend_x = [&](double at) {
+    if (!std::isfinite(at)) return;
+    x_lo = std::min(x_lo, at);
+    x_hi = std::max(x_hi, at);
+  };
+  for (const auto& marker : panel.markers) extend_x(marker.x);
+  if (!has_data) {
+    // The steps of the values that cannot be drawn still give the step axis, so that the empty
+    // frame lines up with its neighbours (dump-compare's cosine over its all-zero errors).
+    for (const auto& series : panel.series) {
+      for (const auto& p : series.points) extend_x(p.x);
+    }
+  }
 
   bool show_legend =
       panel.series.size() > 1 || (panel.series.size() == 1 && !panel.series[0].label.empty() &&
@@ -776,23 +912,26 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
     legend = layout_legend(cr, panel, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
   }
   Rect area = plot_rows(panel_height, legend_height(legend));
+  const std::string note = log_y ? "no positive finite values" : "no finite values";
   if (!(x_lo <= x_hi)) {
     area.x0 = kPad;
     area.x1 = panel_width - kPad;
-    draw_note(cr, area, log_y ? "no positive finite values" : "no finite values");
+    draw_axes(cr, area, {}, Scale{}, {}, Scale{}, "", "");
+    draw_note(cr, area, note);
     draw_legend(cr, legend);
     return;
   }
 
+  // Without a value or a reference line the value axis has no ticks.
   Scale y{.log = log_y, .from = area.y1, .to = area.y0};
   Ticks y_ticks;
   use_font(cr, kTextSize);
-  if (log_y) {
+  if (y_lo <= y_hi && log_y) {
     auto [lo, hi] = widen(std::log10(y_lo), std::log10(y_hi), 0.05);
     y.lo = lo;
     y.hi = hi;
     y_ticks = log_ticks(cr, lo, hi, area.height(), false);
-  } else {
+  } else if (y_lo <= y_hi) {
     std::tie(y.lo, y.hi) = widen(y_lo, y_hi, 0.05);
     y_ticks = linear_ticks(cr, y.lo, y.hi, area.height(), false, false);
   }
@@ -806,10 +945,16 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
   cairo_save(cr);
   cairo_rectangle(cr, area.x0, area.y0, area.width(), area.height());
   cairo_clip(cr);
+  draw_guides(cr, panel, area, x, y, log_y);
   cairo_set_line_width(cr, 1.5);
   for (size_t i = 0; i < panel.series.size(); ++i) {
-    use_series_style(cr, i, smooth ? 0.25 : 1);
-    stroke_series(cr, panel.series[i].points, x, y, log_y);
+    const PlotSeries& series = panel.series[i];
+    use_series_style(cr, i, smooth || series.dots ? kFaint : 1);
+    stroke_series(cr, series.points, x, y, log_y);
+    if (series.dots) {
+      use_series_style(cr, i, 1);
+      fill_dots(cr, series.points, area, x, y, log_y);
+    }
   }
   if (smooth) {
     cairo_set_line_width(cr, 2);
@@ -818,6 +963,8 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
       stroke_series(cr, smoothed[i], x, y, log_y);
     }
   }
+  draw_guide_labels(cr, panel, area, x, y, log_y);
+  if (!has_data) draw_note(cr, area, note);
   cairo_restore(cr);
   cairo_set_dash(cr, nullptr, 0, 0);
   draw_axes(cr, area, x_ticks, x, y_ticks, y, options.x_label, "");
@@ -1007,18 +1154,32 @@ void draw_heat_panel(cairo_t* cr, const PreparedHistograms& data, const PlotOpti
 // ---------------------------------------------------------------------------------------------
 // Heatmaps
 
-// The matrix reduced to rows × cols cells (no more than it has), each the mean of the finite
-// values it covers (the first value when none is finite): a large tensor gets a pixel per cell.
+// The matrix reduced to rows × cols cells (no more than it has), a large tensor's blocks to a
+// pixel each. Mean: each cell the mean of the finite values it covers (the first value when none
+// is finite). MaxAbs: the largest |value| it covers, ±Inf included (NaN when all are NaN).
 std::vector<double> reduce_cells(const Heatmap& map, size_t rows, size_t cols) {
-  if (rows == map.rows && cols == map.cols) return map.values;
-  std::vector<double> sums(rows * cols, 0), firsts(rows * cols, 0);
+  const bool max_abs = map.reduction == Heatmap::MaxAbs;
+  if (!max_abs && rows == map.rows && cols == map.cols) return map.values;
+  std::vector<size_t> cell_column(map.cols);  // saves a division per value
+  for (uint64_t c = 0; c < map.cols; ++c) cell_column[c] = c * cols / map.cols;
+  std::vector<double> sums(rows * cols, max_abs ? std::nan("") : 0), firsts(rows * cols, 0);
   std::vector<uint64_t> counts(rows * cols, 0);
   std::vector<bool> seen(rows * cols, false);
   for (uint64_t r = 0; r < map.rows; ++r) {
     size_t rr = r * rows / map.rows;
+    const double* row = map.values.data() + r * map.cols;
+    double* cells = sums.data() + rr * cols;
+    if (max_abs) {
+      for (uint64_t c = 0; c < map.cols; ++c) {
+        double v = std::abs(row[c]);
+        double& cell = cells[cell_column[c]];
+        if (!(cell >= v) && !std::isnan(v)) cell = v;  // NaN: the first value not NaN
+      }
+      continue;
+    }
     for (uint64_t c = 0; c < map.cols; ++c) {
-      size_t i = rr * cols + c * cols / map.cols;
-      double v = map.values[r * map.cols + c];
+      size_t i = rr * cols + cell_column[c];
+      double v = row[c];
       if (!seen[i]) firsts[i] = v;
       seen[i] = true;
       if (std::isfinite(v)) {
@@ -1027,6 +1188,7 @@ std::vector<double> reduce_cells(const Heatmap& map, size_t rows, size_t cols) {
       }
     }
   }
+  if (max_abs) return sums;
   for (size_t i = 0; i < sums.size(); ++i) {
     sums[i] = counts[i] ? sums[i] / counts[i] : firsts[i];
   }
@@ -1044,15 +1206,33 @@ void draw_heatmap_panel(cairo_t* cr, const Heatmap& map, double lo, double hi, b
   Ticks y_ticks = linear_ticks(cr, 0, rows_max, area.height(), false, true);
   area.x0 = std::round(kPad + kTextSize + 8 + widest_label(cr, y_ticks) + kTickGap);
   area.x1 = std::round(std::max(area.x0 + 20, panel_width - colour_bar_band(cr, low, high)));
+  // A vector (one row or one column) is a strip through the middle or down the left side: cells
+  // stretched over the whole area would read as a matrix. The colour bar keeps its place.
+  Rect cells = area;
+  if (map.rows == 1 && map.cols > 1 && area.height() > kStripSide) {
+    cells.y0 = std::round((area.y0 + area.y1 - kStripSide) / 2);
+    cells.y1 = cells.y0 + kStripSide;
+  } else if (map.cols == 1 && map.rows > 1 && area.width() > kStripSide) {
+    cells.x1 = cells.x0 + kStripSide;
+  }
   double cols_max = static_cast<double>(map.cols) - 1;
-  Ticks x_ticks = linear_ticks(cr, 0, cols_max, area.width(), true, true);
-  Scale x{.lo = -0.5, .hi = cols_max + 0.5, .from = area.x0, .to = area.x1};
-  Scale y{.lo = -0.5, .hi = rows_max + 0.5, .from = area.y0, .to = area.y1};
+  Ticks x_ticks = linear_ticks(cr, 0, cols_max, cells.width(), true, true);
+  Scale x{.lo = -0.5, .hi = cols_max + 0.5, .from = cells.x0, .to = cells.x1};
+  Scale y{.lo = -0.5, .hi = rows_max + 0.5, .from = cells.y0, .to = cells.y1};
 
-  size_t rows = std::min<uint64_t>(map.rows, static_cast<uint64_t>(area.height()));
-  size_t cols = std::min<uint64_t>(map.cols, static_cast<uint64_t>(area.width()));
-  paint_cells(cr, area, rows, cols, reduce_cells(map, rows, cols), lo, hi);
-  draw_axes(cr, area, x_ticks, x, y_ticks, y, "column", "row");
+  size_t rows = std::min({map.rows, static_cast<uint64_t>(cells.height()), kMaxCells});
+  size_t cols = std::min({map.cols, static_cast<uint64_t>(cells.width()), kMaxCells});
+  std::string x_label = "column";
+  const bool max_abs = map.reduction == Heatmap::MaxAbs;
+  if (rows < map.rows || cols < map.cols) {
+    x_label = fmt::format("column ({}×{} shown as {}×{} block {})", map.rows, map.cols, rows, cols,
+                          max_abs ? "maxima of |value|" : "means");
+  } else if (max_abs) {
+    x_label = "column (|value|)";
+  }
+  paint_cells(cr, cells, rows, cols, reduce_cells(map, rows, cols), lo, hi);
+  draw_axes(cr, cells, x_ticks, x, y_ticks, y, "", "row");
+  draw_x_label(cr, {area.x0, cells.y0, area.x1, cells.y1}, x_label);
   draw_colour_bar(cr, area, low, high);
 }
 
@@ -1080,17 +1260,21 @@ Expected<std::string> plot_lines(std::span<const PlotPanel> panels, const PlotOp
   if (!(options.smooth >= 0 && options.smooth < 1)) {
     return Error(fmt::format("smoothing weight must be in [0, 1), got {}", options.smooth));
   }
-  bool any = false;
+  bool any = false, any_log = false, all_log = true;
   for (const auto& panel : panels) {
+    bool log_y = panel.log_y.value_or(options.log_y);
+    any_log = any_log || log_y;
+    all_log = all_log && log_y;
     for (const auto& series : panel.series) {
       any = any || std::any_of(series.points.begin(), series.points.end(),
-                               [&](const PlotPoint& p) { return drawable(p, options.log_y); });
+                               [&](const PlotPoint& p) { return drawable(p, log_y); });
     }
   }
   MSDT_TRY(Grid grid, grid_for(panels.size(), options));
   if (!any) {
-    return Error(options.log_y ? "nothing to plot: no positive finite values for a log scale"
-                               : "nothing to plot: no finite values");
+    return Error(all_log   ? "nothing to plot: no positive finite values for a log scale"
+                 : any_log ? "nothing to plot: no finite values (positive on a log scale)"
+                           : "nothing to plot: no finite values");
   }
   MSDT_TRY(Canvas canvas, Canvas::create(grid));
   for (size_t i = 0; i < panels.size(); ++i) {
@@ -1143,7 +1327,9 @@ Expected<std::string> plot_heatmaps(std::span<const Heatmap> panels, const PlotO
                                map.cols));
     }
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (double v : map.values) {
+    const bool max_abs = map.reduction == Heatmap::MaxAbs;
+    for (double value : map.values) {
+      double v = max_abs ? std::abs(value) : value;
       if (!std::isfinite(v)) continue;
       lo = std::min(lo, v);
       hi = std::max(hi, v);

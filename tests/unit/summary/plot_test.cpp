@@ -1,13 +1,16 @@
-// summary-cat's pictures (plot.h): the PNGs are decoded with libpng and the pixels checked where
-// the data says they must be: image sizes for grids of panels, lines at the right heights and
-// breaking at NaN, raw and smoothed lines, the histogram views, heatmap cells in the colormap's
-// colours; TensorBoard's smoothing against hand-worked values; errors instead of empty pictures.
+// summary-cat's and dump-compare's pictures (plot.h): the PNGs are decoded with libpng and the
+// pixels checked where the data says they must be: image sizes for grids of panels, lines at the
+// right heights and breaking at NaN, raw and smoothed lines, dots, reference lines and markers in
+// their colours and inside the axes, per-panel log scales, the histogram views, heatmap cells in
+// the colormap's colours, large tensors in blocks and vectors as strips; TensorBoard's smoothing
+// against hand-worked values; errors instead of empty pictures.
 #include "summary/plot.h"
 
 #include <gtest/gtest.h>
 #include <png.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -32,6 +35,10 @@ constexpr Rgb kViridisLow{0x44, 0x01, 0x54}, kViridisMid{0x21, 0x91, 0x8c},
     kViridisHigh{0xfd, 0xe7, 0x25};
 constexpr Rgb kWhite{255, 255, 255};
 constexpr Rgb kNanGrey{191, 191, 191};
+constexpr Rgb kFrameGrey{153, 153, 153};
+// Reference lines (warning, error, neutral), the warning label's darker amber, markers.
+constexpr Rgb kAmber{0xf0, 0xa0, 0x00}, kRed{0xe0, 0x00, 0x00}, kGuideGrey{115, 115, 115},
+    kAmberText{0xa8, 0x6a, 0x00}, kPlum{0x5c, 0x1a, 0x4a};
 
 struct Picture {
   int width = 0, height = 0;
@@ -445,6 +452,227 @@ TEST(PlotLines, SameInputSameBytes) {
   EXPECT_EQ(first->substr(1, 3), "PNG");
 }
 
+// --- reference lines, markers, dots, per-panel log scales ------------------------------------
+
+// The rows of the plot area's columns [x0, x1) where `colour` shows: the mean row of the pixels
+// in that colour, NaN when there are none. A dashed line shows in any 11 neighbouring columns.
+double colour_row(const Picture& p, int x0, int x1, Rgb colour) {
+  double sum = 0;
+  size_t n = 0;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = x0; x < x1; ++x) {
+      if (!near(p.at(x, y), colour)) continue;
+      sum += y;
+      ++n;
+    }
+  }
+  return n ? sum / n : kNan;
+}
+
+// The columns where `colour` runs down at least `min_rows` rows: a vertical line's.
+std::vector<int> vertical_lines(const Picture& p, Rgb colour, int x0, int x1, int min_rows = 100) {
+  std::vector<int> columns;
+  for (int x = x0; x < x1; ++x) {
+    int rows = 0;
+    for (int y = 0; y < p.height; ++y) rows += near(p.at(x, y), colour);
+    if (rows >= min_rows) columns.push_back(x);
+  }
+  return columns;
+}
+
+// The first and last columns where the series' line (tint over 0.5) shows.
+std::pair<int, int> line_extent(const Picture& p, Rgb colour, double min_tint = 0.5) {
+  int first = p.width, last = -1;
+  for (int x = 0; x < p.width; ++x) {
+    if (!std::isnan(line_row(p, x, colour, min_tint))) {
+      first = std::min(first, x);
+      last = std::max(last, x);
+    }
+  }
+  return {first, last};
+}
+
+TEST(PlotLines, ReferenceLinesAreDashedInTheirColoursAndAlwaysInView) {
+  // Cosines of 0.995 and 1; thresholds at 0.99 (warning), 0.9 (error, below every value) and 1.1
+  // (neutral, above): the value axis reaches them all, and their heights are in proportion.
+  PlotPanel panel{"cosine", {series("", {1, 0.995, 1, 0.995, 1, 0.995})}};
+  panel.reference_lines = {{0.99, "warning 0.99", ReferenceLine::Warning},
+                           {0.9, "error 0.9", ReferenceLine::Error},
+                           {1.1, "", ReferenceLine::Neutral}};
+  Picture p = plot({panel});
+  EXPECT_EQ(p.width, 640);
+  EXPECT_EQ(p.height, 400);
+  int mid = 320;  // the panel's middle column, and the next 11 (a dash and a gap)
+  double amber = colour_row(p, mid, mid + 11, kAmber), red = colour_row(p, mid, mid + 11, kRed),
+         grey = colour_row(p, mid, mid + 11, kGuideGrey);
+  ASSERT_FALSE(std::isnan(amber) || std::isnan(red) || std::isnan(grey));
+  EXPECT_GT(red, amber + 100);  // 0.9 at the bottom of the panel, 0.99 above its middle
+  EXPECT_LT(grey, amber);
+  EXPECT_NEAR((amber - grey) / (red - grey), 0.11 / 0.2, 0.02);
+  EXPECT_GT(grey, 30);  // inside the plot area, under the title
+  EXPECT_LT(red, 360);  // above the step labels
+  // Dashed: along the red line's rows, runs of red with gaps between them across the area.
+  int row = static_cast<int>(std::lround(red));
+  size_t on = 0, off = 0;
+  for (int x = 100; x < 600; ++x) {
+    bool is_red = near(p.at(x, row), kRed) || near(p.at(x, row + 1), kRed);
+    on += is_red;
+    off += !is_red;
+  }
+  EXPECT_GT(on, 250u);
+  EXPECT_GT(off, 100u);
+  // The warning's label: small darker-amber text at the right end, just above its line.
+  size_t label = 0;
+  for (int y = static_cast<int>(amber) - 15; y < static_cast<int>(amber) - 1; ++y) {
+    for (int x = 500; x < 630; ++x) label += tint(p.at(x, y), kAmberText) > 0.5;
+  }
+  EXPECT_GT(label, 20u);
+}
+
+TEST(PlotLines, MarkersAreSolidVerticalLinesAndWidenTheStepAxis) {
+  // Steps 0..100; markers at 50 (with a label) and at 120, past the last step: the end of the step
+  // axis, where it is drawn just inside the frame.
+  std::vector<double> ys(101, 1.1);
+  PlotPanel panel{"cosine", {series("", ys)}};
+  panel.markers = {{50, "first divergence"}, {120, ""}};
+  Picture p = plot({panel});
+  auto [first, last] = line_extent(p, kBlue);
+  ASSERT_LT(first, last);
+  std::vector<int> columns = vertical_lines(p, kPlum, 0, p.width);
+  ASSERT_EQ(columns.size(), 4u);  // two lines, each two pixels wide
+  EXPECT_EQ(columns[1], columns[0] + 1);
+  EXPECT_EQ(columns[3], columns[2] + 1);
+  double at50 = (columns[0] + 0.5 + 0.5 - first) / (last - first + 1),
+         at120 = (columns[2] + 0.5 + 0.5 - first) / (last - first + 1);
+  EXPECT_NEAR(at50, 0.5, 0.01);
+  EXPECT_NEAR(at120, 1.2, 0.01);
+  EXPECT_LT(columns[2], 630);  // inside the frame
+  // Solid: every row of the plot area between the title and the step labels.
+  int rows = 0;
+  for (int y = 0; y < p.height; ++y) rows += near(p.at(columns[0], y), kPlum);
+  EXPECT_GT(rows, 300);
+  // The label at the top, right of the line.
+  size_t label = 0;
+  for (int y = 30; y < 60; ++y) {
+    for (int x = columns[1] + 2; x < columns[1] + 100; ++x) label += tint(p.at(x, y), kPlum) > 0.5;
+  }
+  EXPECT_GT(label, 20u);
+}
+
+TEST(PlotLines, DotsMarkEachPointOverAFaintLine) {
+  // 20 points, the eighth NaN: 19 dots in full colour; between them only the faint line.
+  std::vector<double> ys(20, 1.13);  // off the grid lines
+  ys[7] = kNan;
+  PlotSeries dotted = series("", ys);
+  dotted.dots = true;
+  Picture p = plot({{"cosine", {dotted}}});
+  std::vector<double> strongest(p.width, 0);
+  for (int x = 0; x < p.width; ++x) {
+    for (int y = 0; y < p.height; ++y)
+      strongest[x] = std::max(strongest[x], tint(p.at(x, y), kBlue));
+  }
+  int dots = 0, faint = 0;
+  for (int x = 1; x < p.width; ++x) {
+    dots += strongest[x] > 0.9 && !(strongest[x - 1] > 0.9);
+    faint += strongest[x] > 0.1 && strongest[x] < 0.3;  // a quarter, over one or two rows
+  }
+  EXPECT_EQ(dots, 19);
+  EXPECT_GT(faint, 300);  // the line between the dots
+
+  // A million points cost no more than the pixels they land on.
+  std::vector<double> many(1'000'000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = std::sin(i * 1e-4);
+  PlotSeries crowd = series("", many);
+  crowd.dots = true;
+  auto start = std::chrono::steady_clock::now();
+  Picture q = plot({{"crowd", {crowd}}});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(q.width, 640);
+  EXPECT_GT(count_near(q, kBlue), 3000u);
+}
+
+TEST(PlotLines, EachPanelMayHaveItsOwnValueScale) {
+  // The options ask for a log scale; the cosine panel overrides it (its -1 and 0 are drawn), the
+  // error panel follows it (equal ratios, equal distances).
+  PlotOptions options;
+  options.log_y = true;
+  PlotPanel cosine{"cosine", {series("", {-1, 0, 0.5, 1, 1})}};
+  cosine.log_y = false;
+  PlotPanel error{"max relative error", {series("", {1e-6, 1e-5, 1e-4, 1e-3, 1e-2})}};
+  Picture p = plot({cosine, error}, options);
+  EXPECT_EQ(p.width, 1280);
+  Picture left = p, right = p;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      size_t i = (static_cast<size_t>(y) * p.width + x) * 3;
+      auto& blank = x < 640 ? right.rgb : left.rgb;
+      blank[i] = blank[i + 1] = blank[i + 2] = 255;
+    }
+  }
+  auto [first, last] = line_extent(left, kBlue);
+  EXPECT_LT(first, 80);  // step 0's -1 is drawn
+  EXPECT_GT(last - first, 500);
+  auto [rfirst, rlast] = line_extent(right, kBlue);
+  ASSERT_LT(rfirst, rlast);
+  double per_step = (rlast - rfirst) / 4.0;
+  auto row_at = [&](double step) {
+    return line_row(right, static_cast<int>(std::lround(rfirst + step * per_step)), kBlue, 0.5);
+  };
+  EXPECT_NEAR(row_at(0.5) - row_at(1.5), row_at(1.5) - row_at(2.5), 1.5);
+  EXPECT_GT(row_at(0.5) - row_at(1.5), 30);
+
+  // Linear where the options say log: still drawn per panel; the error names no log scale.
+  PlotPanel zeros{"cosine", {series("", {0, 0})}};
+  zeros.log_y = false;
+  EXPECT_TRUE(plot_lines(std::vector<PlotPanel>{zeros}, options));
+  zeros.log_y = true;
+  auto none = plot_lines(std::vector<PlotPanel>{zeros}, PlotOptions{});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "nothing to plot: no positive finite values for a log scale");
+  PlotPanel nans{"nan", {series("", {kNan})}};
+  auto mixed = plot_lines(std::vector<PlotPanel>{zeros, nans}, PlotOptions{});
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().message, "nothing to plot: no finite values (positive on a log scale)");
+}
+
+TEST(PlotLines, ALogPanelWithoutPositiveValuesIsAnEmptyFrameWithANote) {
+  // Every error 0 (the runs agree) next to the cosines: the error panel still has its frame,
+  // its steps, its thresholds (which make its value axis) and a note; nothing crashes.
+  PlotPanel cosine{"cosine", {series("", {1, 1, 1, 1})}};
+  PlotPanel error{"max relative error", {series("", {0, 0, -1, kNan})}};
+  error.log_y = true;
+  error.reference_lines = {{1e-3, "warning", ReferenceLine::Warning},
+                           {1e-1, "error", ReferenceLine::Error},
+                           {0, "not on a log axis", ReferenceLine::Neutral}};
+  error.markers = {{2, "first divergence"}};
+  Picture p = plot({cosine, error});
+  EXPECT_EQ(p.width, 1280);
+  std::vector<int> frame = vertical_lines(p, kFrameGrey, 640, 1280, 250);
+  ASSERT_GE(frame.size(), 2u);  // the frame's left and right sides
+  EXPECT_GT(frame.back() - frame.front(), 450);
+  double amber = colour_row(p, 960, 971, kAmber), red = colour_row(p, 960, 971, kRed);
+  ASSERT_FALSE(std::isnan(amber) || std::isnan(red));
+  EXPECT_GT(amber, red + 100);
+  EXPECT_TRUE(std::isnan(colour_row(p, 700, 711, kGuideGrey)));  // left of the note
+  EXPECT_EQ(vertical_lines(p, kPlum, 640, 1280).size(), 2u);
+  // The note: dark text around the middle of the plot area, between the thresholds.
+  size_t text = 0;
+  for (int y = static_cast<int>(red) + 5; y < static_cast<int>(amber) - 5; ++y) {
+    for (int x = 880; x < 1060; ++x) text += p.at(x, y).r < 120 && p.at(x, y).g < 120;
+  }
+  EXPECT_GT(text, 50u);
+
+  // Alone, without thresholds or markers: an error; beside a drawable panel: a frame and a note.
+  error.reference_lines.clear();
+  error.markers.clear();
+  auto alone = plot_lines(std::vector<PlotPanel>{error}, PlotOptions{});
+  ASSERT_FALSE(alone);
+  Picture q = plot({cosine, error, {"no points", {}}});
+  EXPECT_EQ(q.height, 800);
+  EXPECT_GE(vertical_lines(q, kFrameGrey, 640, 1280, 250).size(), 2u);
+  EXPECT_GE(vertical_lines(q, kFrameGrey, 0, 640, 250).size(), 4u);  // both left panels
+}
+
 // --- histograms ------------------------------------------------------------------------------
 
 // A histogram of ten unit buckets over [left, left + 10) with a bump around `peak`.
@@ -597,6 +825,100 @@ TEST(PlotHeatmaps, LargeMatricesAndGrids) {
   ASSERT_GT(low.count, 100u);
   ASSERT_GT(high.count, 100u);
   EXPECT_GT(high.x, low.x + 200);
+}
+
+// Where the viridis colours are (any of them, tolerance 12): the bounding box of those pixels.
+struct Box {
+  int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
+};
+
+// viridis is never grey: blue-purple, teal or green-yellow.
+bool coloured(Rgb c) { return std::max({c.r, c.g, c.b}) - std::min({c.r, c.g, c.b}) > 60; }
+
+Box viridis_box(const Picture& p) {
+  Box box;
+  for (int y = 0; y < p.height; ++y) {
+    for (int x = 0; x < p.width; ++x) {
+      if (!coloured(p.at(x, y))) continue;
+      box.x0 = std::min(box.x0, x);
+      box.y0 = std::min(box.y0, y);
+      box.x1 = std::max(box.x1, x);
+      box.y1 = std::max(box.y1, y);
+    }
+  }
+  return box;
+}
+
+// The picture with its colour bar (the rightmost coloured columns) painted white.
+Picture without_colour_bar(Picture p) {
+  auto coloured_column = [&](int x) {
+    for (int y = 0; y < p.height; ++y) {
+      if (coloured(p.at(x, y))) return true;
+    }
+    return false;
+  };
+  int x = p.width - 1;
+  while (x >= 0 && !coloured_column(x)) --x;
+  for (; x >= 0 && coloured_column(x); --x) {
+    for (int y = 0; y < p.height; ++y) {
+      size_t i = (static_cast<size_t>(y) * p.width + x) * 3;
+      p.rgb[i] = p.rgb[i + 1] = p.rgb[i + 2] = 255;
+    }
+  }
+  return p;
+}
+
+TEST(PlotHeatmaps, LargeTensorsAreDrawnInBlocks) {
+  // 4096 × 4096 zeros with one spike: bounded time and picture; the block means dilute the spike
+  // to the low colour, the block maxima of |value| keep it in the high colour, at its place.
+  Heatmap map{"activation", 4096, 4096, std::vector<double>(4096 * 4096, 0)};
+  map.values[1000 * 4096 + 3000] = -1;
+  map.values[5] = 0.5;
+  auto start = std::chrono::steady_clock::now();
+  auto means = plot_heatmaps({&map, 1}, PlotOptions{});
+  map.reduction = Heatmap::MaxAbs;
+  auto maxima = plot_heatmaps({&map, 1}, PlotOptions{});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  ASSERT_TRUE(means && maxima);
+  EXPECT_LT(means->size(), 100'000u);
+  Picture mean = without_colour_bar(decode(*means)), max = without_colour_bar(decode(*maxima));
+  EXPECT_EQ(mean.width, 640);
+  EXPECT_EQ(mean.height, 400);
+  EXPECT_EQ(count_near(mean, kViridisHigh, 12), 0u);
+  Box cells = viridis_box(max);
+  Centroid spike = centroid(max, kViridisHigh);
+  ASSERT_GT(spike.count, 0u);
+  EXPECT_LT(spike.count, 30u);  // one cell of a few pixels
+  EXPECT_NEAR((spike.x - cells.x0) / (cells.x1 - cells.x0 + 1), 3000.0 / 4096, 0.01);
+  EXPECT_NEAR((spike.y - cells.y0) / (cells.y1 - cells.y0 + 1), 1000.0 / 4096, 0.01);
+}
+
+TEST(PlotHeatmaps, VectorsAreStrips) {
+  // 1 × 10^6, rising left to right: a strip of 40 pixels through the middle of the plot area,
+  // low on the left and high on the right; 1000 × 1: a strip down the left.
+  Heatmap row{"bias", 1, 1'000'000, std::vector<double>(1'000'000)};
+  for (size_t i = 0; i < row.values.size(); ++i) row.values[i] = static_cast<double>(i);
+  auto png = plot_heatmaps({&row, 1}, PlotOptions{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = without_colour_bar(decode(*png));
+  EXPECT_EQ(p.width, 640);
+  EXPECT_EQ(p.height, 400);
+  Box strip = viridis_box(p);
+  EXPECT_NEAR(strip.y1 - strip.y0 + 1, 39, 2);  // 40 rows, the frame over the outer ones
+  EXPECT_NEAR((strip.y0 + strip.y1) / 2.0, 200, 20);
+  EXPECT_GT(strip.x1 - strip.x0, 400);
+  int mid = (strip.y0 + strip.y1) / 2;
+  EXPECT_TRUE(near(p.at(strip.x0 + 1, mid), kViridisLow, 12));
+  EXPECT_TRUE(near(p.at(strip.x1 - 1, mid), kViridisHigh, 12));
+
+  Heatmap column{"gamma", 1000, 1, std::vector<double>(1000)};
+  for (size_t i = 0; i < column.values.size(); ++i) column.values[i] = static_cast<double>(i);
+  png = plot_heatmaps({&column, 1}, PlotOptions{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture q = decode(*png);
+  Box cells = viridis_box(without_colour_bar(q));
+  EXPECT_NEAR(cells.x1 - cells.x0 + 1, 39, 2);
+  EXPECT_GT(cells.y1 - cells.y0, 250);
 }
 
 TEST(PlotHeatmaps, BadShapesAndNothingFiniteAreErrors) {
