@@ -275,6 +275,7 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
     h.rows = grid_rows;
     h.cols = grid_cols;
     h.values = std::move(grid);
+    h.reduction = summary::Heatmap::MaxAbs;
     summary::PlotOptions plot;
     plot.panel_width = 720;
     plot.panel_height = 560;

@@ -555,9 +555,10 @@ void Summary::write_json(std::ostream& out) const {
 namespace msdt::compare {
 
 Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& thresholds) {
-  summary::PlotPanel cosine{"cosine similarity of each output", {}};
-  summary::PlotPanel relative{"max relative error of each output", {}};
+  summary::PlotPanel cosine{"cosine similarity of each output tensor", {}};
+  summary::PlotPanel relative{"max relative error of each output tensor", {}};
   summary::PlotSeries c{"Cosine", {}}, r{"MaxRelativeErr", {}};
+  c.dots = r.dots = true;
   for (const PlotRow& p : summary.plot_rows()) {
     double x = static_cast<double>(p.ordinal);
     c.points.push_back({x, p.cosine.value_or(NAN)});
@@ -566,7 +567,27 @@ Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& 
   if (c.points.empty()) return Error("no output tensor was compared: nothing to plot");
   cosine.series.push_back(std::move(c));
   relative.series.push_back(std::move(r));
-  (void)thresholds;
+  relative.log_y = true;
+  for (auto [metric, panel] : {std::pair{ThresholdMetric::Cosine, &cosine},
+                               std::pair{ThresholdMetric::MaxRelativeErr, &relative}}) {
+    const auto& bound = thresholds.bound(metric);
+    if (!bound) continue;
+    std::string name(threshold_metric_name(metric));
+    panel->reference_lines.push_back(
+        {bound->warning, fmt::format("warning {}", table::format_double(bound->warning)),
+         summary::ReferenceLine::Warning});
+    if (bound->error != bound->warning)
+      panel->reference_lines.push_back({bound->error,
+                                        fmt::format("error {}", table::format_double(bound->error)),
+                                        summary::ReferenceLine::Error});
+  }
+  for (const Divergence& d : summary.divergences()) {
+    if (!d.output_ordinal) continue;
+    summary::Marker m{static_cast<double>(*d.output_ordinal),
+                      fmt::format("first divergence: row {} {}", d.row, d.label)};
+    cosine.markers.push_back(m);
+    relative.markers.push_back(m);
+  }
   summary::PlotOptions options;
   options.columns = 1;
   options.panel_width = 900;
