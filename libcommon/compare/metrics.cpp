@@ -308,8 +308,12 @@ struct KlSums {
 // at least ε₃₂. A constant side becomes 1 everywhere instead of max(v, ε₃₂): p = a/Σa is the same
 // uniform distribution, and every a then lies in [ε₃₂, 1], so a/b never leaves the normal range
 // (v itself could: 1e305/ε₃₂ overflows, while msaccucmp's p/q does not).
+// (v - min) · inverse: one multiplication per element where NumPy divides by the range (the
+// division was most of this pass's time); the result differs from NumPy's quotient by at most an
+// ulp, far below the six digits the peers print.
 struct KlScale {
-  double min = 0, range = 0;
+  KlScale(double low, double span) : min(low), range(span), inverse(span == 0 ? 0 : 1 / span) {}
+  double min = 0, range = 0, inverse = 0;
   bool constant() const { return range == 0; }
 };
 
@@ -343,9 +347,9 @@ using U4 [[gnu::vector_size(32)]] = uint64_t;
   alignas(32) double a[kBlock], ratio[kBlock];
   V4 sa{}, sb{}, low = V4{} + kInf, high{};
   const V4 eps32 = V4{} + kEps32;
-  auto scale = [&](V4 v, const KlScale& k) {
+  auto scale = [&](V4 v, const KlScale& k) __attribute__((always_inline)) {
     if (k.constant()) return V4{} + 1.0;
-    const V4 n = (v - k.min) / k.range;
+    const V4 n = (v - k.min) * k.inverse;
     return select(n < eps32, eps32, n);  // NaN stays NaN, as np.maximum
   };
   size_t i = 0;
@@ -362,7 +366,7 @@ using U4 [[gnu::vector_size(32)]] = uint64_t;
   for (; i < m; ++i) {
     auto one = [](double v, const KlScale& k) {
       if (k.constant()) return 1.0;
-      const double n = (v - k.min) / k.range;
+      const double n = (v - k.min) * k.inverse;
       return n < kEps32 ? kEps32 : n;
     };
     const double ai = one(x[i], sx), bi = one(y[i], sy);

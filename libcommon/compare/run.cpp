@@ -70,8 +70,11 @@ PairMetrics statistics_only(const TensorStats& my, const TensorStats& golden, co
   return m;
 }
 
+// A row and the errors met reading it, reported on the calling thread when the row is handed on
+// (a worker writing to stderr would flush standard output under the consumer's feet).
 struct RowResult {
   ComparedRow row;
+  std::vector<std::pair<std::string, Error>> errors;
 };
 
 void fill_statistics(const dump::StatisticRow& r, LoadedTensor& out) {
@@ -92,6 +95,7 @@ using StatisticFiles = std::map<std::pair<int, size_t>, StatisticFile>;
 
 StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<size_t>& rows,
                                     unsigned jobs, Diagnostics& diagnostics) {
+  // Errors are reported on this thread, in file order, after the workers are done.
   StatisticFiles files;
   for (size_t i : rows) {
     const PairRow& r = pairing.rows[i];
@@ -114,8 +118,12 @@ StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<si
       });
     else
       out.error = std::move(mapped).error();
-    if (out.error) diagnostics.error(file.display, *out.error);
   });
+  for (auto* entry : order)
+    if (entry->second.error) {
+      const PairedSide& side = entry->first.first == 0 ? pairing.mine : pairing.golden;
+      diagnostics.error(side.files[entry->first.second].display, *entry->second.error);
+    }
   return files;
 }
 
@@ -208,7 +216,7 @@ namespace {
 
 ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptions& options,
                         const MetricOptions& metric_options, const StatisticFiles& statistics,
-                        Diagnostics& diagnostics) {
+                        std::vector<std::pair<std::string, Error>>& errors) {
   const PairRow& pair = pairing.rows[index];
   ComparedRow row;
   row.index = index;
@@ -247,7 +255,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
       continue;
     }
     out->file = side->files.at(ref->file).display;
-    if (!reported[side == &pairing.mine ? 0 : 1]) diagnostics.error(out->file, loaded->error());
+    if (!reported[side == &pairing.mine ? 0 : 1]) errors.emplace_back(out->file, loaded->error());
     std::string why = fmt::format("{} side unreadable: {}", side == &pairing.mine ? "my" : "golden",
                                   loaded->error().describe());
     row.problem = row.problem ? *row.problem + "; " + why : why;
@@ -266,7 +274,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
   } else {
     auto metrics = compare_tensors(*my->view, *golden->view, metric_options);
     if (!metrics) {
-      diagnostics.error(row.mine.file, metrics.error());
+      errors.emplace_back(row.mine.file, metrics.error());
       row.problem = metrics.error().describe();
       row.verdict = RowVerdict::skipped(*row.problem);
       return row;
@@ -298,10 +306,15 @@ void run_compare(const Pairing& pairing, const CompareOptions& options,
   ordered_parallel<RowResult>(
       rows->size(), jobs, window,
       [&](size_t i) {
-        return RowResult{
-            compare_row(pairing, (*rows)[i], options, metric_options, statistics, diagnostics)};
+        RowResult result;
+        result.row =
+            compare_row(pairing, (*rows)[i], options, metric_options, statistics, result.errors);
+        return result;
       },
-      [&](size_t, RowResult result) { listener.row(result.row); });
+      [&](size_t, RowResult result) {
+        for (const auto& [file, error] : result.errors) diagnostics.error(file, error);
+        listener.row(result.row);
+      });
 }
 
 void report_problems(const Pairing& pairing, Diagnostics& diagnostics) {
