@@ -105,11 +105,10 @@ TEST(FirstDivergence, FirstErrorOutputWhoseInputsPass) {
   r.add(0, "Default/C-op3", Io::Input);
   r.add(0, "Default/C-op3", Io::Output);
   const Pairing& p = r.pairing;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass),
-                            judged(p, 2, Verdict::Pass), judged(p, 3, Verdict::Warning, 0.995),
-                            judged(p, 4, Verdict::Error, 0.5, 3.0),
-                            judged(p, 5, Verdict::Error, 0.5, 3.0),
-                            judged(p, 6, Verdict::Error, 0.4, 6.0)});
+  Summary s = summarize(
+      p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass), judged(p, 2, Verdict::Pass),
+          judged(p, 3, Verdict::Warning, 0.995), judged(p, 4, Verdict::Error, 0.5, 3.0),
+          judged(p, 5, Verdict::Error, 0.5, 3.0), judged(p, 6, Verdict::Error, 0.4, 6.0)});
   ASSERT_EQ(s.divergences().size(), 1u);
   const Divergence& d = s.divergences()[0];
   EXPECT_EQ(d.group, 0u);
@@ -123,8 +122,9 @@ TEST(FirstDivergence, FirstErrorOutputWhoseInputsPass) {
   EXPECT_EQ(s.verdicts()[static_cast<size_t>(Verdict::Error)], 3u);
 
   std::string text = summary_text(s);
-  EXPECT_NE(text.find("first divergence: row 5 Default/B-op2 output 0: why 4; its 2 input(s) pass\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("first divergence: row 5 Default/B-op2 output 0: why 4; its 2 input(s) pass\n"),
+      std::string::npos)
       << text;
   nlohmann::json j = summary_json(s);
   ASSERT_EQ(j["first_divergence"].size(), 1u);
@@ -135,8 +135,8 @@ TEST(FirstDivergence, FirstErrorOutputWhoseInputsPass) {
 
 TEST(FirstDivergence, FailingInputsRuleTheOpOut) {
   Rows r;
-  r.add(0, "A-op1", Io::Input);   // error: A's output is not the divergence
-  r.add(0, "A-op1", Io::Output);  // error
+  r.add(0, "A-op1", Io::Input);                        // error: A's output is not the divergence
+  r.add(0, "A-op1", Io::Output);                       // error
   r.add(0, "B-op2", Io::Input, 0, Sides::GoldenOnly);  // unmatched input
   r.add(0, "B-op2", Io::Output);                       // error
   r.add(0, "C-op3", Io::Input);                        // skipped (unreadable)
@@ -149,12 +149,12 @@ TEST(FirstDivergence, FailingInputsRuleTheOpOut) {
   ComparedRow skipped = judged(p, 4, Verdict::Skipped);
   skipped.metrics.reset();
   skipped.problem = "my side unreadable: offset 0x80: short";
-  Summary s = summarize(
-      p, {judged(p, 0, Verdict::Error, 0.5, 2.0), judged(p, 1, Verdict::Error, 0.5, 2.0),
-          judged(p, 2, Verdict::Unmatched), judged(p, 3, Verdict::Error, 0.5, 2.0), skipped,
-          judged(p, 5, Verdict::Error, 0.5, 2.0), judged(p, 6, Verdict::Pass),
-          judged(p, 7, Verdict::Warning, 0.999, 0.01), judged(p, 8, Verdict::Pass),
-          judged(p, 9, Verdict::Error, 0.8, 1.5)});
+  Summary s =
+      summarize(p, {judged(p, 0, Verdict::Error, 0.5, 2.0), judged(p, 1, Verdict::Error, 0.5, 2.0),
+                    judged(p, 2, Verdict::Unmatched), judged(p, 3, Verdict::Error, 0.5, 2.0),
+                    skipped, judged(p, 5, Verdict::Error, 0.5, 2.0), judged(p, 6, Verdict::Pass),
+                    judged(p, 7, Verdict::Warning, 0.999, 0.01), judged(p, 8, Verdict::Pass),
+                    judged(p, 9, Verdict::Error, 0.8, 1.5)});
   ASSERT_EQ(s.divergences().size(), 1u);
   EXPECT_EQ(s.divergences()[0].row, 10u);
   EXPECT_EQ(s.divergences()[0].label, "E-op5 output 0");
@@ -167,8 +167,8 @@ TEST(FirstDivergence, NoInputDumpedMakesTheFirstFailingOutput) {
   r.add(0, "A-op1", Io::Output);
   r.add(0, "B-op2", Io::Output);
   const Pairing& p = r.pairing;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Warning, 0.999, 0.01),
-                            judged(p, 1, Verdict::Error, 0.3, 4.0)});
+  Summary s = summarize(
+      p, {judged(p, 0, Verdict::Warning, 0.999, 0.01), judged(p, 1, Verdict::Error, 0.3, 4.0)});
   ASSERT_EQ(s.divergences().size(), 1u);
   EXPECT_EQ(s.divergences()[0].row, 2u);
   EXPECT_EQ(s.divergences()[0].inputs, 0u);
@@ -182,8 +182,8 @@ TEST(FirstDivergence, NoneWithoutAnErrorOutput) {
   r.add(0, "A-op1", Io::Input);
   r.add(0, "A-op1", Io::Output);
   const Pairing& p = r.pairing;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Error, 0.5, 2.0),
-                            judged(p, 1, Verdict::Warning, 0.999, 0.01)});
+  Summary s = summarize(
+      p, {judged(p, 0, Verdict::Error, 0.5, 2.0), judged(p, 1, Verdict::Warning, 0.999, 0.01)});
   EXPECT_TRUE(s.divergences().empty());
   EXPECT_NE(summary_text(s).find("first divergence: none\n"), std::string::npos);
   EXPECT_TRUE(summary_json(s)["first_divergence"].empty());
@@ -196,9 +196,9 @@ TEST(FirstDivergence, OnePerDirectoryGroup) {
   r.add(1, "A-op1", Io::Output);  // pass
   r.add(1, "B-op2", Io::Output);  // error: group 1's divergence
   const Pairing& p = r.pairing;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Error, 0.5, 2.0),
-                            judged(p, 1, Verdict::Error, 0.5, 2.0), judged(p, 2, Verdict::Pass),
-                            judged(p, 3, Verdict::Error, 0.5, 2.0)});
+  Summary s =
+      summarize(p, {judged(p, 0, Verdict::Error, 0.5, 2.0), judged(p, 1, Verdict::Error, 0.5, 2.0),
+                    judged(p, 2, Verdict::Pass), judged(p, 3, Verdict::Error, 0.5, 2.0)});
   ASSERT_EQ(s.divergences().size(), 2u);
   EXPECT_EQ(s.divergences()[0].group, 0u);
   EXPECT_EQ(s.divergences()[0].row, 1u);
@@ -221,10 +221,10 @@ TEST(FirstDivergence, OccurrencesAreSeparateOps) {
   r.add(0, "A-op1", Io::Output, 0, Sides::Both, 1);  // so its output is not the divergence
   r.add(0, "A-op1", Io::Output, 0, Sides::Both, 2);  // third run: no input dumped, an error
   const Pairing& p = r.pairing;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass),
-                            judged(p, 2, Verdict::Error, 0.5, 2.0),
-                            judged(p, 3, Verdict::Error, 0.5, 2.0),
-                            judged(p, 4, Verdict::Error, 0.5, 2.0)});
+  Summary s =
+      summarize(p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass),
+                    judged(p, 2, Verdict::Error, 0.5, 2.0), judged(p, 3, Verdict::Error, 0.5, 2.0),
+                    judged(p, 4, Verdict::Error, 0.5, 2.0)});
   ASSERT_EQ(s.divergences().size(), 1u);
   EXPECT_EQ(s.divergences()[0].row, 5u);
   EXPECT_EQ(s.divergences()[0].label, "A-op1 output 0 #3");
@@ -252,36 +252,36 @@ TEST(Advisor, GlobalConsistencyByTheLastRowsCosine) {
   r.add(0, "C-op3", Io::Output);
   const Pairing& p = r.pairing;
   // The first row below 0.99 is row 2; the last row is fine: deviation advice.
-  Advice deviation = summarize(p, {judged(p, 0, Verdict::Pass, 0.999),
-                                   judged(p, 1, Verdict::Warning, 0.95),
-                                   judged(p, 2, Verdict::Pass, 0.995)})
-                         .advice();
+  Advice deviation =
+      summarize(p, {judged(p, 0, Verdict::Pass, 0.999), judged(p, 1, Verdict::Warning, 0.95),
+                    judged(p, 2, Verdict::Pass, 0.995)})
+          .advice();
   EXPECT_EQ(deviation.detection, "Global Consistency");
   EXPECT_EQ(deviation.row, 2u);
   EXPECT_EQ(deviation.label, "B-op2 output 0");
   EXPECT_EQ(deviation.advice.rfind("Some tensors are below cosine 0.99 but the final output", 0),
             0u);
   // The last row below 0.99 too: the final output fails.
-  Advice problem = summarize(p, {judged(p, 0, Verdict::Pass, 0.999),
-                                 judged(p, 1, Verdict::Warning, 0.95),
-                                 judged(p, 2, Verdict::Warning, 0.98)})
-                       .advice();
+  Advice problem =
+      summarize(p, {judged(p, 0, Verdict::Pass, 0.999), judged(p, 1, Verdict::Warning, 0.95),
+                    judged(p, 2, Verdict::Warning, 0.98)})
+          .advice();
   EXPECT_EQ(problem.row, 2u);
   EXPECT_EQ(problem.advice.rfind("The final output does not meet the accuracy requirements", 0),
             0u);
   // A row without a cosine (non-finite) is neither low nor the last cosine.
-  Advice skip = summarize(p, {judged(p, 0, Verdict::Pass, 0.999),
-                              judged(p, 1, Verdict::Warning, 0.95),
-                              judged(p, 2, Verdict::Warning, std::nullopt)})
-                    .advice();
+  Advice skip =
+      summarize(p, {judged(p, 0, Verdict::Pass, 0.999), judged(p, 1, Verdict::Warning, 0.95),
+                    judged(p, 2, Verdict::Warning, std::nullopt)})
+          .advice();
   EXPECT_EQ(skip.advice.rfind("The final output does not meet", 0), 0u);
 }
 
 TEST(Advisor, InputInconsistentBeforeGlobalConsistency) {
   Rows r;
-  r.add(0, "A-op1", Io::Output);                                 // low cosine, not Data
-  r.add(0, "x", Io::Output, 0, Sides::Both, 0, "Data");          // a Data op, cosine fine
-  r.add(0, "labels", Io::Output, 0, Sides::Both, 0, "Data");     // a Data op, cosine low
+  r.add(0, "A-op1", Io::Output);                              // low cosine, not Data
+  r.add(0, "x", Io::Output, 0, Sides::Both, 0, "Data");       // a Data op, cosine fine
+  r.add(0, "labels", Io::Output, 0, Sides::Both, 0, "Data");  // a Data op, cosine low
   const Pairing& p = r.pairing;
   Advice a = summarize(p, {judged(p, 0, Verdict::Warning, 0.9), judged(p, 1, Verdict::Pass, 0.999),
                            judged(p, 2, Verdict::Warning, 0.95)})
@@ -304,7 +304,8 @@ TEST(Advisor, OverflowWinsWhateverTheRowOrder) {
   Advice a = summarize(p, {judged(p, 0, Verdict::Warning, 0.5), f16, f32}).advice();
   EXPECT_EQ(a.detection, "FP16 Overflow");
   EXPECT_EQ(a.row, 2u);
-  EXPECT_EQ(a.advice, "Float16 data overflow occurs. Rectify the fault and perform comparison again.");
+  EXPECT_EQ(a.advice,
+            "Float16 data overflow occurs. Rectify the fault and perform comparison again.");
 
   // Without the float16 row: the float32 NaN is the overflow detection, for any dtype (§11.2).
   Advice b = summarize(p, {judged(p, 0, Verdict::Warning, 0.5), f32}).advice();
@@ -354,13 +355,13 @@ TEST(Summary, WorstRowsByVerdictCosineThenMaxAbsErr) {
   Rows r;
   for (int i = 0; i < 7; ++i) r.add(0, "Op-op" + std::to_string(i), Io::Output);
   const Pairing& p = r.pairing;
-  Summary s = summarize(p,
-                        {judged(p, 0, Verdict::Warning, 0.98, 0.01),
-                         judged(p, 1, Verdict::Error, 0.95, 2.0),
-                         judged(p, 2, Verdict::Error, 0.95, 5.0), judged(p, 3, Verdict::Unmatched),
-                         judged(p, 4, Verdict::Error, 0.5, 0.1), judged(p, 5, Verdict::Pass),
-                         judged(p, 6, Verdict::Error, 0.95, 5.0)},
-                        4);
+  Summary s =
+      summarize(p,
+                {judged(p, 0, Verdict::Warning, 0.98, 0.01),
+                 judged(p, 1, Verdict::Error, 0.95, 2.0), judged(p, 2, Verdict::Error, 0.95, 5.0),
+                 judged(p, 3, Verdict::Unmatched), judged(p, 4, Verdict::Error, 0.5, 0.1),
+                 judged(p, 5, Verdict::Pass), judged(p, 6, Verdict::Error, 0.95, 5.0)},
+                4);
   nlohmann::json j = summary_json(s);
   std::vector<int> order;
   for (const auto& w : j["worst"]) order.push_back(w["row"]);
@@ -394,9 +395,9 @@ TEST(Summary, ReasonsCountedOncePerRow) {
   scalar.metrics->kl_divergence = Metric::absent(Reason::NotSelected);  // never counted
   ComparedRow nonfinite = judged(p, 2, Verdict::Error, std::nullopt, std::nullopt);
   Summary s = summarize(p, {size, scalar, nonfinite});
-  EXPECT_EQ(s.reasons(), (std::map<std::string, uint64_t>{
-                             {"size mismatch", 1}, {"scalar", 1}, {"length 1", 1},
-                             {"non-finite", 1}}));
+  EXPECT_EQ(s.reasons(),
+            (std::map<std::string, uint64_t>{
+                {"size mismatch", 1}, {"scalar", 1}, {"length 1", 1}, {"non-finite", 1}}));
   EXPECT_NE(summary_text(s).find("reasons: length 1 1, non-finite 1, scalar 1, size mismatch 1\n"),
             std::string::npos);
 }
@@ -405,15 +406,15 @@ TEST(Summary, PlotPointsAreTheTensorOutputs) {
   Rows r;
   r.add(0, "A-op1", Io::Input);
   r.add(0, "A-op1", Io::Output);
-  r.add(0, "B-op2", Io::Output);                    // statistics only: no point
+  r.add(0, "B-op2", Io::Output);                      // statistics only: no point
   r.add(0, "C-op3", Io::Output, 0, Sides::MineOnly);  // unmatched: no point
   r.add(0, "D-op4", Io::Output);
   const Pairing& p = r.pairing;
   ComparedRow stats = judged(p, 2, Verdict::Pass);
   stats.metrics->pair_reason = Reason::StatisticsOnly;
-  Summary s = summarize(p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass, 0.999), stats,
-                            judged(p, 3, Verdict::Unmatched),
-                            judged(p, 4, Verdict::Warning, 0.98)});
+  Summary s =
+      summarize(p, {judged(p, 0, Verdict::Pass), judged(p, 1, Verdict::Pass, 0.999), stats,
+                    judged(p, 3, Verdict::Unmatched), judged(p, 4, Verdict::Warning, 0.98)});
   ASSERT_EQ(s.plot_rows().size(), 2u);
   EXPECT_EQ(s.plot_rows()[0].ordinal, 1u);
   EXPECT_EQ(s.plot_rows()[0].cosine, 0.999);

@@ -112,15 +112,14 @@ std::vector<ComparedRow> run(const Pairing& pairing, const CompareOptions& optio
 
 // What a row says, for comparing runs: index, verdict, why and the metrics that decide.
 std::string describe(const ComparedRow& r) {
-  std::string out = fmt::format("{} {} '{}'", r.index, verdict_name(r.verdict.verdict),
-                                r.verdict.why);
+  std::string out =
+      fmt::format("{} {} '{}'", r.index, verdict_name(r.verdict.verdict), r.verdict.why);
   if (r.metrics) {
     const PairMetrics& m = *r.metrics;
-    out += fmt::format(" cos {} mae {} compared {}",
-                       m.mp_cosine.value ? fmt::format("{:.17g}", *m.mp_cosine.value) : "-",
-                       m.mp_max_abs_err.value ? fmt::format("{:.17g}", *m.mp_max_abs_err.value)
-                                              : "-",
-                       m.compared);
+    out += fmt::format(
+        " cos {} mae {} compared {}",
+        m.mp_cosine.value ? fmt::format("{:.17g}", *m.mp_cosine.value) : "-",
+        m.mp_max_abs_err.value ? fmt::format("{:.17g}", *m.mp_max_abs_err.value) : "-", m.compared);
   }
   return out;
 }
@@ -352,9 +351,10 @@ TEST_F(RunCompare, DumpDataNc1hwc0ComparedInHostShape) {
   std::vector<uint16_t> nchw;
   for (unsigned v = 1; v <= 12; ++v) nchw.push_back(half_of(v));
   std::vector<uint64_t> host{1, 3, 2, 2};
-  write("golden/rank_0/Net/0/0/Conv2D.Default_Conv2D-op1.0.0.1717000000000002.output.0."
-        "DefaultFormat.float16.npy",
-        make_npy_header(DType::Float16, host) + bytes_of(nchw));
+  write(
+      "golden/rank_0/Net/0/0/Conv2D.Default_Conv2D-op1.0.0.1717000000000002.output.0."
+      "DefaultFormat.float16.npy",
+      make_npy_header(DType::Float16, host) + bytes_of(nchw));
   std::vector<uint16_t> device(64, 0);
   for (unsigned c = 0; c < 3; ++c)
     for (unsigned h = 0; h < 2; ++h)
@@ -429,10 +429,11 @@ TEST_F(RunCompare, StatisticRowsAreStatisticsOnly) {
             "ReLU,Default_ReLU-op2,0,0,1717000000000003,output,0,32,float32,\"(2,4)\",7,0,2,8,0,"
             "4,0,0,0,4,12,\n");
   // Iteration 1: my tensor against golden's row; statistics of the tensor [7, 0, 7, 0].
-  write("mine/rank_0/Net/0/1/MaxPool.Default_MaxPool-op3.0.0.1716000000000014.output.0."
-        "DefaultFormat.float32.npy",
-        make_npy_header(DType::Float32, std::vector<uint64_t>{2, 2}) +
-            bytes_of(std::vector<float>{7, 0, 7, 0}));
+  write(
+      "mine/rank_0/Net/0/1/MaxPool.Default_MaxPool-op3.0.0.1716000000000014.output.0."
+      "DefaultFormat.float32.npy",
+      make_npy_header(DType::Float32, std::vector<uint64_t>{2, 2}) +
+          bytes_of(std::vector<float>{7, 0, 7, 0}));
   write("golden/rank_0/Net/0/1/statistic.csv",
         std::string(kStatisticHeader) +
             "MaxPool,Default_MaxPool-op3,0,0,1717000000000014,output,0,16,float32,\"(2,2)\",7,0,"
