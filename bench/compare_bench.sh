@@ -163,7 +163,13 @@ rows, numpy_rows, mine = sys.argv[1], sys.argv[2], sys.argv[3]
 names = ["cosine_similarity", "max_absolute_error", "mean_absolute_error", "root_mean_square_error",
          "max_relative_error", "mean_relative_error", "accumulated_relative_error",
          "relative_euclidean_distance", "my_mean", "my_std", "my_nan", "my_pos_inf", "my_neg_inf",
-         "golden_mean", "golden_std", "golden_nan", "golden_pos_inf", "golden_neg_inf"]
+         "golden_mean", "golden_std", "golden_nan", "golden_pos_inf", "golden_neg_inf",
+         "kl_divergence", "euc_dist", "max_relative_err", "one_thousandth_err_ratio",
+         "five_thousandths_err_ratio", "max_diff", "min_diff", "mean_diff", "l2norm_diff"]
+# Metrics that are differences of nearly equal numbers (KL of two close distributions, the
+# statistics' differences) are compared against the size of what was subtracted, not their own.
+floor = {"kl_divergence": 1e-6, "max_diff": 1e-3, "min_diff": 1e-3, "mean_diff": 1e-3,
+         "l2norm_diff": 1e-3}
 ref = {}
 try:
     for line in open(numpy_rows):
@@ -189,8 +195,8 @@ for line in open(rows):
         got = float("nan") if got is None else float(got)
         if math.isnan(got) and math.isnan(want):
             continue
-        scale = max(abs(want), 1e-300)
-        worst[n] = max(worst[n], abs(got - want) / scale if want != 0 else abs(got))
+        scale = max(abs(want), floor.get(n, 1e-300))
+        worst[n] = max(worst[n], abs(got - want) / scale if scale > 1e-300 or want != 0 else abs(got))
 # NumPy prints 10 significant digits: agreement to 1e-8 is all the text can show.
 bad = [n for n, v in worst.items() if not v <= 1e-8]
 print(f"{seen} {len(ref)} {missing} {max(worst.values()):.1e} {','.join(bad) or '-'}")

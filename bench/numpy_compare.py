@@ -14,6 +14,12 @@ expression per metric:
                                 max r, mean r (over all elements), accumulated Σ r
     relative Euclidean distance √(Σ(x − y)² / Σy²), 0 when √Σy² ≤ ε
     per side                    mean, population std (ddof 0), NaN, +Inf and −Inf counts
+    KL divergence               each side min-max normalised (unless constant), clamped at
+                                ε₃₂, divided by its sum: Σ p ln(p/q); 0 when |KL| < ε
+    msprobe (§6.3-6.4)          EucDist √Σ(x − y)²; RE = |(x − y)/y| after x and y are both
+                                shifted by ε₃₂ where y == 0: max RE, #(RE < 0.001)/n,
+                                #(RE < 0.005)/n
+    statistics (§6.5)           max, min, mean and L2 norm of my side minus golden's
 
 x is my side, y the golden side. One process, one pair at a time: the fair reference of "a NumPy
 script". NaN and Inf propagate (dump-compare's default policy).
@@ -30,6 +36,7 @@ import sys
 import numpy as np
 
 EPS = np.finfo(np.float64).eps
+EPS32 = float(np.finfo(np.float32).eps)
 
 
 def npy_files(root):
@@ -46,6 +53,13 @@ def side(v):
             int(np.isneginf(v).sum()))
 
 
+def kl_side(v):
+    low, high = v.min(), v.max()
+    w = (v - low) / (high - low) if high != low else v.copy()
+    w = np.maximum(w, EPS32)
+    return w / w.sum()
+
+
 def compare(x, y):
     norm_x, norm_y = np.linalg.norm(x), np.linalg.norm(y)
     cosine = np.dot(x, y) / (norm_x * norm_y) if norm_x > 0 and norm_y > 0 else np.nan
@@ -57,8 +71,19 @@ def compare(x, y):
     sum_sq_diff = np.dot(diff, diff)
     sum_sq_y = np.dot(y, y)
     red = np.sqrt(sum_sq_diff / sum_sq_y) if np.sqrt(sum_sq_y) > EPS else 0.0
-    return (cosine, abs_diff.max(), abs_diff.mean(), np.sqrt(sum_sq_diff / diff.size),
-            relative.max(), relative.mean(), relative.sum(), red) + side(x) + side(y)
+    p, q = kl_side(x), kl_side(y)
+    kl = float(np.sum(p * np.log(p / q)))
+    if abs(kl) < EPS:
+        kl = 0.0
+    zero = y == 0
+    shifted_x, shifted_y = np.where(zero, x + EPS32, x), np.where(zero, y + EPS32, y)
+    re = np.abs((shifted_x - shifted_y) / shifted_y)
+    statistics = (x.max() - y.max(), x.min() - y.min(), x.mean() - y.mean(),
+                  norm_x - norm_y)
+    return ((cosine, abs_diff.max(), abs_diff.mean(), np.sqrt(sum_sq_diff / diff.size),
+             relative.max(), relative.mean(), relative.sum(), red) + side(x) + side(y) +
+            (kl, np.sqrt(sum_sq_diff), re.max(), np.count_nonzero(re < 0.001) / re.size,
+             np.count_nonzero(re < 0.005) / re.size) + statistics)
 
 
 def main():
