@@ -120,31 +120,43 @@ Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& o)
   std::string wanted = tensor_text(o.io, o.slot);
   if (o.occurrence) wanted += fmt::format(" #{}", o.occurrence + 1);
   if (one_side)
-    return Error(fmt::format("{} of op '{}' is only in the {} dump: nothing to compare", wanted,
-                             o.op, pairing.rows[*one_side].mine ? "my" : "golden"));
+    return Error(fmt::format("{} of op '{}' is only in {} dump: nothing to compare", wanted, o.op,
+                             pairing.rows[*one_side].mine ? "my" : "the golden"));
   if (has.empty()) return Error(fmt::format("no op named '{}' in either dump", o.op));
   return Error(fmt::format("op '{}' has no {}; it has {}", o.op, wanted, fmt::join(has, ", ")));
 }
 
-Status write_detail(const Pairing& pairing, size_t row_index, const DetailOptions& o,
-                    std::vector<std::filesystem::path>& written) {
+std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_index,
+                                          const DetailOptions& o,
+                                          std::vector<std::filesystem::path>& written) {
   const PairRow& row = pairing.rows.at(row_index);
+  const std::string& my_file = pairing.mine.files[row.mine->file].display;
+  const std::string& golden_file = pairing.golden.files[row.golden->file].display;
+  auto input = [](const std::string& file, Error e) {
+    return DetailFailure{file, std::move(e), false};
+  };
+  auto output = [](const std::filesystem::path& file, Error e) {
+    return DetailFailure{file.string(), std::move(e), true};
+  };
   auto my = load_tensor(pairing.mine, *row.mine);
-  if (!my) return std::move(my.error()).with_context(pairing.mine.files[row.mine->file].display);
+  if (!my) return input(my_file, my.error());
   auto golden = load_tensor(pairing.golden, *row.golden);
-  if (!golden)
-    return std::move(golden.error()).with_context(pairing.golden.files[row.golden->file].display);
+  if (!golden) return input(golden_file, golden.error());
   if (!my->view || !golden->view)
-    return Error("a side is a statistic.csv row: detail mode needs the elements of both tensors");
+    return input(my->view ? golden_file : my_file,
+                 Error("a statistic.csv row: detail mode needs the elements of both tensors"));
   const TensorView& x = *my->view;
   const TensorView& y = *golden->view;
   auto nx = element_count(x.shape), ny = element_count(y.shape);
-  if (!nx || !ny) return Error("the shape has too many elements");
+  if (!nx) return input(my_file, nx.error());
+  if (!ny) return input(golden_file, ny.error());
   if (*nx != *ny)
-    return Error(
-        fmt::format("my tensor has {} elements and the golden one {}: the sizes differ", *nx, *ny));
+    return input(my_file, Error(fmt::format(
+                              "my tensor has {} elements and the golden one {}: the sizes differ",
+                              *nx, *ny)));
   if (!has_real_values(x.dtype) || !has_real_values(y.dtype))
-    return Error("the elements are not real numbers");
+    return input(has_real_values(x.dtype) ? golden_file : my_file,
+                 Error("the elements are not real numbers"));
   const uint64_t n = *nx;
   const bool boolean = x.dtype == DType::Bool && y.dtype == DType::Bool;
   const std::vector<uint64_t>& shape = y.shape;
@@ -152,7 +164,7 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
   std::error_code ec;
   std::filesystem::create_directories(o.directory, ec);
   auto dir = OpenDirectory::open(o.directory);
-  if (!dir) return std::move(dir).error();
+  if (!dir) return output(o.directory, dir.error());
   std::string prefix = fmt::format("{}_{}_{}", row.mine->op_name, dump::io_name(o.io), o.slot);
   std::replace(prefix.begin(), prefix.end(), '/', '_');
   if (o.occurrence) prefix += fmt::format("_{}", o.occurrence + 1);
@@ -173,28 +185,30 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
   double min_abs = INFINITY, max_abs = -INFINITY, min_rel = INFINITY, max_rel = -INFINITY;
   std::optional<AtomicFile> file;
   uint64_t file_number = 0, lines = 0;
+  std::filesystem::path current;
   auto open_next = [&]() -> Status {
     if (file) {
       if (Status s = file->commit()) return s;
       file.reset();
     }
     std::string name = fmt::format("{}_{}.csv", prefix, file_number++);
+    current = o.directory / name;
     auto created = AtomicFile::create(*dir, name);
-    if (!created) return std::move(created).error().with_context(name);
+    if (!created) return std::move(created).error();
     file.emplace(std::move(*created));
-    written.push_back(o.directory / name);
+    written.push_back(current);
     lines = 0;
     return file->write(header);
   };
-  if (Status s = open_next()) return s;
+  if (Status s = open_next()) return output(current, *s);
 
   constexpr uint64_t kBlock = 16384;
   std::vector<double> bx(kBlock), by(kBlock);
   std::string text;
   for (uint64_t first = 0; first < n; first += kBlock) {
     uint64_t m = std::min(kBlock, n - first);
-    if (Status s = elements_to_double(x, first, m, bx.data())) return s;
-    if (Status s = elements_to_double(y, first, m, by.data())) return s;
+    if (Status s = elements_to_double(x, first, m, bx.data())) return input(my_file, *s);
+    if (Status s = elements_to_double(y, first, m, by.data())) return input(golden_file, *s);
     text.clear();
     for (uint64_t k = 0; k < m; ++k) {
       double a = bx[k], b = by[k];
@@ -223,9 +237,9 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
         if (std::isnan(abs) || !(g >= abs)) g = abs;
       }
       if (lines == o.max_line) {
-        if (Status s = file->write(text)) return s;
+        if (Status s = file->write(text)) return output(current, *s);
         text.clear();
-        if (Status s = open_next()) return s;
+        if (Status s = open_next()) return output(current, *s);
       }
       text += std::to_string(index);
       append_coordinates(text, index, shape);
@@ -233,9 +247,9 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
               error_cell(rel, boolean) + '\n';
       ++lines;
     }
-    if (Status s = file->write(text)) return s;
+    if (Status s = file->write(text)) return output(current, *s);
   }
-  if (Status s = file->commit()) return s;
+  if (Status s = file->commit()) return output(current, *s);
 
   std::string summary;
   summary += fmt::format("NPUDump: {}\nGroundTruth: {}\n", my->side.file, golden->side.file);
@@ -264,7 +278,7 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
     if (best.size() > 0) summary += table::align_columns(table);
   }
   std::filesystem::path summary_path = o.directory / (prefix + "_summary.txt");
-  if (Status s = write_file_atomically(summary_path, summary)) return s;
+  if (Status s = write_file_atomically(summary_path, summary)) return output(summary_path, *s);
   written.push_back(summary_path);
 
   if (o.png) {
@@ -280,8 +294,8 @@ Status write_detail(const Pairing& pairing, size_t row_index, const DetailOption
     plot.panel_width = 720;
     plot.panel_height = 560;
     auto png = summary::plot_heatmaps(std::span<const summary::Heatmap>(&h, 1), plot);
-    if (!png) return std::move(png).error().with_context(o.png->string());
-    if (Status s = write_file_atomically(*o.png, *png)) return s;
+    if (!png) return output(*o.png, png.error());
+    if (Status s = write_file_atomically(*o.png, *png)) return output(*o.png, *s);
     written.push_back(*o.png);
   }
   return std::nullopt;

@@ -46,8 +46,17 @@ Status parse_tensor_spec(std::string_view text, DetailOptions& options);
 // the tensor is not there.
 Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& options);
 
+// What stopped write_detail: an input that could not be read or compared (its display path), or
+// an output that could not be written (its path).
+struct DetailFailure {
+  std::string file;
+  Error error;
+  bool output = false;
+};
+
 // Writes the files of the row; `written` receives their paths in order.
-Status write_detail(const Pairing& pairing, size_t row, const DetailOptions& options,
-                    std::vector<std::filesystem::path>& written);
+std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row,
+                                          const DetailOptions& options,
+                                          std::vector<std::filesystem::path>& written);
 
 }  // namespace msdt::compare

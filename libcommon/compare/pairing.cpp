@@ -423,7 +423,8 @@ Expected<Collected> collect(const std::string& input, Side side, const PairOptio
   };
   dump::walk_dump_tree(std::span<const std::string>(&input, 1), callbacks);
   if (input_error)
-    return std::move(*input_error).with_context(fmt::format("{} dump", side_name(side)));
+    return std::move(*input_error)
+        .with_context(fmt::format("{} dump {}", side_name(side), quote_for_message(input)));
 
   // Files are sorted into the ones their names pair and the ones that must be opened.
   struct Candidate {
@@ -442,7 +443,13 @@ Expected<Collected> collect(const std::string& input, Side side, const PairOptio
       FileKind kind = f.name.kind;
       if (dump::kind_is_side_file(kind)) continue;
       // With saved_data "full", statistic.csv repeats the tensors beside it (dump spec §6.1).
-      if (kind == FileKind::StatisticCsv && has_tensor_files) continue;
+      if (kind == FileKind::StatisticCsv && has_tensor_files) {
+        problems.push_back({side, f.display,
+                            Error("left out: the tensor files beside it are compared (saved_data "
+                                  "\"full\" writes both)"),
+                            true});
+        continue;
+      }
       const size_t fi = c.side.files.size();
       c.side.files.push_back(f);
       any = true;
@@ -476,7 +483,11 @@ Expected<Collected> collect(const std::string& input, Side side, const PairOptio
       return;
     }
     Bytes contents = (*mapped)->bytes();
-    auto warn = [&](const Error& w) { out.problems.push_back({side, file.display, w, true}); };
+    auto warn = [&](const Error& w) {
+      // Two single files pair whatever their names: a name outside the grammars is no news.
+      if (c.lone && w.message.find("grammar") != std::string::npos) return;
+      out.problems.push_back({side, file.display, w, true});
+    };
     auto status = dump::read_dump_file(file, contents, warn, [&](const DumpTensor& tensor) {
       if (tensor.format == "overflow" || tensor.format == "overflow-json") return;
       out.tensors.push_back(ref_from_tensor(tensor, to_read[i].file, to_read[i].directory));

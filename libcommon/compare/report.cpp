@@ -248,6 +248,19 @@ std::string json_header(const RunDescription& run) {
   nlohmann::ordered_json joint = nlohmann::ordered_json::array();
   for (ThresholdMetric j : t.joint_error) joint.push_back(threshold_metric_name(j));
   h["joint_error"] = joint;
+  nlohmann::ordered_json settings = nlohmann::ordered_json::array();
+  for (const ThresholdSetting& st : o.thresholds) {
+    nlohmann::ordered_json one;
+    one["metric"] = std::string(threshold_metric_name(st.metric));
+    if (st.bound) {
+      one["warning"] = st.bound->warning;
+      one["error"] = st.bound->error;
+    } else {
+      one["off"] = true;
+    }
+    settings.push_back(one);
+  }
+  h["threshold_settings"] = settings;
   h["fail_on"] = run.fail_on;
   const PairCounts& c = run.counts;
   h["pairs"] = c.pairs;
@@ -267,7 +280,7 @@ std::string json_header(const RunDescription& run) {
 
 MsaccucmpCsv::MsaccucmpCsv(const Pairing& pairing, std::ostream& out, const Algorithms& algorithms,
                            bool overflow_column)
-    : pairing_(pairing), out_(out) {
+    : out_(out) {
   columns_.algorithms = algorithms;
   columns_.overflow = overflow_column;
   columns_.my_address = columns_.golden_address = false;
@@ -288,6 +301,7 @@ void MsaccucmpCsv::row(const ComparedRow& row) {
                  std::string& dtype, std::string& address, std::string& file) {
     if (!r) return;
     name = r->op_name.empty() ? r->key_name : r->op_name;
+    if (name.empty()) name = s.file;  // a file no name grammar knows: its path names it
     if (s.dtype) dtype = dtype_name(*s.dtype);
     if (s.address) address = fmt::format("{}", *s.address);
     file = s.file;
@@ -309,7 +323,7 @@ void MsaccucmpCsv::row(const ComparedRow& row) {
 // --- msprobe ------------------------------------------------------------------------------------
 
 MsprobeCsv::MsprobeCsv(const Pairing& pairing, std::ostream& out)
-    : pairing_(pairing), out_(out), mode_(MsprobeMode::Npy) {
+    : out_(out), mode_(MsprobeMode::Npy) {
   for (const PairRow& r : pairing.rows)
     for (const auto* ref : {&r.mine, &r.golden})
       if (*ref && (*ref)->source == TensorRef::Source::StatisticRow)
@@ -347,7 +361,8 @@ void MsprobeCsv::row(const ComparedRow& row) {
 
 // --- summary ------------------------------------------------------------------------------------
 
-Summary::Summary(const Pairing& pairing, size_t top) : pairing_(pairing), top_(top) {}
+Summary::Summary(const Pairing& pairing, const PairCounts& counts, size_t top)
+    : pairing_(pairing), counts_(counts), top_(top) {}
 
 void Summary::row(const ComparedRow& row) {
   const uint64_t number = row.index + 1;
@@ -441,7 +456,7 @@ std::string opt_number(const std::optional<double>& v) {
 }  // namespace
 
 void Summary::write_text(std::ostream& out) const {
-  const PairCounts& c = pairing_.counts;
+  const PairCounts& c = counts_;
   uint64_t rows = 0;
   for (uint64_t n : verdicts_) rows += n;
   out << fmt::format("rows: {} (pairs {}, only mine {}, only golden {})\n", rows, c.pairs,
@@ -456,6 +471,17 @@ void Summary::write_text(std::ostream& out) const {
     for (const auto& [name, n] : reasons_)
       text += fmt::format("{}{} {}", text.empty() ? "" : ", ", name, n);
     out << "reasons: " << text << '\n';
+  }
+  std::vector<std::string> one_sided;
+  for (const DirectoryGroup& g : pairing_.groups)
+    if (g.mine.empty() != g.golden.empty())
+      one_sided.push_back(fmt::format("{} (only in {} dump)", g.key.describe(),
+                                      g.mine.empty() ? "the golden" : "my"));
+  if (!one_sided.empty()) {
+    out << fmt::format("directories on one side: {}\n", one_sided.size());
+    for (size_t i = 0; i < one_sided.size() && i < top_; ++i)
+      out << "  " << printable_path(one_sided[i]) << '\n';
+    if (one_sided.size() > top_) out << fmt::format("  ... and {} more\n", one_sided.size() - top_);
   }
   const bool several_groups = pairing_.groups.size() > 1;
   if (divergences_.empty()) out << "first divergence: none\n";
@@ -497,7 +523,7 @@ void Summary::write_text(std::ostream& out) const {
 
 void Summary::write_json(std::ostream& out) const {
   nlohmann::ordered_json doc;
-  const PairCounts& c = pairing_.counts;
+  const PairCounts& c = counts_;
   uint64_t rows = 0;
   for (uint64_t n : verdicts_) rows += n;
   doc["rows"] = rows;
@@ -511,6 +537,12 @@ void Summary::write_json(std::ostream& out) const {
   nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
   for (const auto& [name, n] : reasons_) reasons[name] = n;
   doc["reasons"] = reasons;
+  nlohmann::ordered_json one_sided = nlohmann::ordered_json::array();
+  for (const DirectoryGroup& g : pairing_.groups)
+    if (g.mine.empty() != g.golden.empty())
+      one_sided.push_back(
+          {{"directory", g.key.describe()}, {"only_in", g.mine.empty() ? "golden" : "mine"}});
+  doc["directories_on_one_side"] = one_sided;
   auto optional_number = [](const std::optional<double>& v) {
     return v && std::isfinite(*v) ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
   };

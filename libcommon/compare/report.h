@@ -56,7 +56,7 @@ class RowTable final : public CompareListener {
 
 // The header record of --json (first line): {"header": {...}} with the inputs, the NaN policy,
 // the cast, the selected algorithms, the preset, the thresholds as applied to a float32 golden
-// tensor, the --threshold settings, and the pairing's counts.
+// tensor, the --threshold settings as given, and the counts of the rows compared.
 struct RunDescription {
   std::string mine, golden;
   CompareOptions options;
@@ -77,7 +77,6 @@ class MsaccucmpCsv final : public CompareListener {
   void row(const ComparedRow& row) override;
 
  private:
-  const Pairing& pairing_;
   std::ostream& out_;
   MsaccucmpColumns columns_;
 };
@@ -89,7 +88,6 @@ class MsprobeCsv final : public CompareListener {
   void row(const ComparedRow& row) override;
 
  private:
-  const Pairing& pairing_;
   std::ostream& out_;
   MsprobeMode mode_;
 };
@@ -135,7 +133,8 @@ struct PlotRow {
 
 class Summary final : public CompareListener {
  public:
-  explicit Summary(const Pairing& pairing, size_t top = 10);
+  // `counts`: the pairs and unmatched tensors of the rows compared (count_rows).
+  Summary(const Pairing& pairing, const PairCounts& counts, size_t top = 10);
   void row(const ComparedRow& row) override;
 
   const std::array<uint64_t, kVerdictCount>& verdicts() const { return verdicts_; }
@@ -155,6 +154,7 @@ class Summary final : public CompareListener {
     bool inputs_pass = true;
   };
   const Pairing& pairing_;
+  PairCounts counts_;
   size_t top_;
   std::array<uint64_t, kVerdictCount> verdicts_{};
   std::map<std::string, uint64_t> reasons_;

@@ -99,9 +99,8 @@ StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<si
   StatisticFiles files;
   for (size_t i : rows) {
     const PairRow& r = pairing.rows[i];
-    if (!r.mine || !r.golden) continue;
-    if (r.mine->source == TensorRef::Source::StatisticRow) files[{0, r.mine->file}];
-    if (r.golden->source == TensorRef::Source::StatisticRow) files[{1, r.golden->file}];
+    if (r.mine && r.mine->source == TensorRef::Source::StatisticRow) files[{0, r.mine->file}];
+    if (r.golden && r.golden->source == TensorRef::Source::StatisticRow) files[{1, r.golden->file}];
   }
   std::vector<std::pair<const std::pair<int, size_t>, StatisticFile>*> order;
   for (auto& entry : files) order.push_back(&entry);
@@ -228,6 +227,16 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
     out.file = side.files.at(ref.file).display;
     out.source = ref.source == TensorRef::Source::StatisticRow ? "statistic.csv" : "tensor";
     row.verdict = RowVerdict::unmatched(pair.mine ? "only in my dump" : "only in the golden dump");
+    // Its dtype and shape, for the peers' columns; nothing is compared, so a file that cannot be
+    // read here is not reported (the row says what it is).
+    if (ref.source != TensorRef::Source::StatisticRow) {
+      if (auto loaded = load_tensor(side, ref)) out = loaded->side;
+    } else if (auto file = statistics.find({pair.mine ? 0 : 1, ref.file});
+               file != statistics.end()) {
+      if (auto it = file->second.rows.find(ref.statistic_line.value_or(0));
+          it != file->second.rows.end())
+        out = it->second.side;
+    }
     return row;
   }
   // A statistic.csv that could not be read was reported once, not once per row.
@@ -326,6 +335,22 @@ void report_problems(const Pairing& pairing, Diagnostics& diagnostics) {
     else
       diagnostics.error(p.file, e);
   }
+}
+
+PairCounts count_rows(const Pairing& pairing, const std::vector<size_t>& rows) {
+  if (rows.empty()) return pairing.counts;
+  PairCounts c = pairing.counts;
+  c.pairs = c.only_mine = c.only_golden = 0;
+  for (size_t i : rows) {
+    const PairRow& r = pairing.rows[i];
+    if (r.mine && r.golden)
+      ++c.pairs;
+    else if (r.mine)
+      ++c.only_mine;
+    else
+      ++c.only_golden;
+  }
+  return c;
 }
 
 std::vector<size_t> rows_in_ranks(const Pairing& pairing, const dump::IdList& ranks) {

@@ -79,6 +79,10 @@ void run_compare(const Pairing& pairing, const CompareOptions& options,
 // by side ("my dump: ...", "golden dump: ...").
 void report_problems(const Pairing& pairing, Diagnostics& diagnostics);
 
+// The pairs and unmatched tensors among `rows` (all rows when empty); the superseded and
+// one-sided directory counts are the whole pairing's.
+PairCounts count_rows(const Pairing& pairing, const std::vector<size_t>& rows);
+
 // The rows of `pairing` in the ranks of `ranks` (rows of directories without a rank are kept).
 std::vector<size_t> rows_in_ranks(const Pairing& pairing, const dump::IdList& ranks);
 

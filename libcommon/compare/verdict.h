@@ -39,6 +39,11 @@
 // |                                 |                  | absolute difference still is           |
 // | not selected                    | one metric       | not judged (-alg left it out)          |
 //
+// A metric that is non-finite, all-zero on one side or mismatched counts as past its warning bound
+// for Thresholds::joint_error: under the default thresholds, NaN or Inf on both sides (propagate)
+// leaves Cosine and MaxAbsErr both non-finite, and the row is an error; --nan same-positions
+// or mask compares what is comparable instead.
+//
 // With a whole-pair reason no pairwise bound is looked at (every pairwise metric is absent for
 // it); statistic bounds still are. A row where nothing was judged is skipped.
 #pragma once

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
                  "(result_<time>.csv) and --detail");
   auto* summary_flag =
       app.add_flag("--summary", summary, "counts, worst rows, first divergence and the advisor");
-  app.add_option("--top", top, "rows in --summary (10) or elements in --detail (20)");
+  app.add_option("--top", top, "rows in --summary (10) or elements in --detail (20)")
+      ->check(CLI::Range(size_t{1}, size_t{10000}));
   auto* detail_opt = app.add_option("--detail", detail, "every element of one tensor of this op");
   auto* tensor_opt =
       app.add_option("--tensor", tensor, "with --detail: input:N or output:N (default output:0)");
@@ -102,6 +103,8 @@ int main(int argc, char** argv) {
   std::set<cmp::Verdict> only_verdicts;
   cmp::DetailOptions detail_options;
   auto checks = [&] {
+    if (mine == "-" && golden == "-")
+      throw CLI::ValidationError("standard input can be only one of the two dumps");
     options.metrics.nan = *cmp::parse_nan_policy(nan);
     options.metrics.cast_float32 = msaccucmp_cast;
     options.metrics.max_elements = max_elements;
@@ -129,8 +132,6 @@ int main(int argc, char** argv) {
       if (occurrence == 0) throw CLI::ValidationError("--occurrence", "counts from 1");
       detail_options.occurrence = occurrence - 1;
       detail_options.top = top ? top : 20;
-      if (detail_options.top > 10000)
-        throw CLI::ValidationError("--top", "at most 10000 in --detail");
       if (max_line == 0) throw CLI::ValidationError("--max-line", "must be at least 1");
       detail_options.max_line = max_line;
       detail_options.directory = output.empty() ? "." : output;
@@ -152,6 +153,8 @@ int main(int argc, char** argv) {
     pair_options.renames = std::move(*renames);
   }
   options.jobs = msdt::resolve_jobs(jobs);
+  // msprobe compares shapes, not only element counts (spec §6.1).
+  if (format == "msprobe") options.metrics.require_same_shape = true;
   pair_options.key_task_id = key_task_id;
   pair_options.last_only = last_only;
   pair_options.exact_names = exact_names;
@@ -171,8 +174,12 @@ int main(int argc, char** argv) {
       return kExitInput;
     }
     std::vector<std::filesystem::path> written;
-    if (msdt::Status failed = cmp::write_detail(*pairing, *row, detail_options, written))
-      diagnostics.output_error(detail_options.directory.string(), *failed);
+    if (auto failed = cmp::write_detail(*pairing, *row, detail_options, written)) {
+      if (failed->output)
+        diagnostics.output_error(failed->file, failed->error);
+      else
+        diagnostics.error(failed->file, failed->error);
+    }
     for (const auto& path : written) std::cout << msdt::printable_path(path.string()) << '\n';
     int status = msdt::finish_stdout(diagnostics);
     return diagnostics.error_count() ? kExitInput : status;
@@ -187,6 +194,7 @@ int main(int argc, char** argv) {
     }
   }
   const uint64_t row_count = ranks.empty() ? pairing->rows.size() : wanted.size();
+  const cmp::PairCounts counts = cmp::count_rows(*pairing, wanted);
 
   // Where rows go: standard output, or a file written whole at the end.
   const bool rows_to_file = !output.empty() && output != "-";
@@ -211,7 +219,7 @@ int main(int argc, char** argv) {
       auto fmt_choice = rows_to_file ? msdt::table::choose_format(csv, json, false)
                                      : msdt::table::choose_format(csv, json);
       if (json) {
-        cmp::RunDescription run{mine, golden, options, pairing->counts, row_count, fail_on};
+        cmp::RunDescription run{mine, golden, options, counts, row_count, fail_on};
         rows_out << cmp::json_header(run) << '\n';
       }
       const auto& schema =
@@ -221,7 +229,7 @@ int main(int argc, char** argv) {
       listeners.add(table.get());
     }
   }
-  cmp::Summary tally(*pairing, top ? top : 10);
+  cmp::Summary tally(*pairing, counts, top ? top : 10);
   listeners.add(&tally);
 
   cmp::run_compare(*pairing, options, wanted, listeners, diagnostics);
@@ -256,13 +264,13 @@ int main(int argc, char** argv) {
   uint64_t failing = 0;
   for (size_t v = 0; v < cmp::kVerdictCount; ++v)
     if (cmp::fails_run(static_cast<cmp::Verdict>(v), fail)) failing += tally.verdicts()[v];
-  const auto& counts = tally.verdicts();
+  const auto& verdicts = tally.verdicts();
   if (!json && !summary && failing > 0)
     std::cerr << fmt::format(
         "dump-compare: {} of {} rows fail: {} error, {} warning, {} unmatched\n", failing,
-        row_count, counts[static_cast<size_t>(cmp::Verdict::Error)],
-        counts[static_cast<size_t>(cmp::Verdict::Warning)],
-        counts[static_cast<size_t>(cmp::Verdict::Unmatched)]);
+        row_count, verdicts[static_cast<size_t>(cmp::Verdict::Error)],
+        verdicts[static_cast<size_t>(cmp::Verdict::Warning)],
+        verdicts[static_cast<size_t>(cmp::Verdict::Unmatched)]);
 
   int status = msdt::finish_stdout(diagnostics);
   if (status == msdt::kExitOutput || diagnostics.error_count() > 0) return kExitInput;
