@@ -122,8 +122,8 @@ class Detail : public ::testing::Test {
     EXPECT_TRUE(row) << row.error().describe();
     if (!row) return {};
     std::vector<fs::path> written;
-    Status s = write_detail(p, *row, o, written);
-    EXPECT_FALSE(s) << s->describe();
+    auto failed = write_detail(p, *row, o, written);
+    EXPECT_FALSE(failed) << failed->file << ": " << failed->error.describe();
     std::vector<std::string> names;
     for (const auto& w : written) names.push_back(w.filename().string());
     return names;
@@ -334,9 +334,12 @@ TEST_F(Detail, WriteDetailErrors) {
   auto row = find_detail_row(p, o);
   ASSERT_TRUE(row);
   std::vector<fs::path> written;
-  Status s = write_detail(p, *row, o, written);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->describe(), "my tensor has 3 elements and the golden one 4: the sizes differ");
+  auto failed = write_detail(p, *row, o, written);
+  ASSERT_TRUE(failed);
+  EXPECT_FALSE(failed->output);  // an input problem, named by my file
+  EXPECT_NE(failed->file.find("Concat-op1"), std::string::npos);
+  EXPECT_EQ(failed->error.describe(),
+            "my tensor has 3 elements and the golden one 4: the sizes differ");
   EXPECT_TRUE(written.empty());
 }
 

@@ -76,7 +76,7 @@ ComparedRow judged(const Pairing& p, size_t index, Verdict verdict,
 }
 
 Summary summarize(const Pairing& p, const std::vector<ComparedRow>& rows, size_t top = 10) {
-  Summary s(p, top);
+  Summary s(p, p.counts, top);
   for (const ComparedRow& r : rows) s.row(r);
   return s;
 }
