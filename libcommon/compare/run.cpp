@@ -105,7 +105,8 @@ StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<si
   std::vector<std::pair<const std::pair<int, size_t>, StatisticFile>*> order;
   for (auto& entry : files) order.push_back(&entry);
   parallel_for(order.size(), jobs, [&](size_t k) {
-    auto& [key, out] = *order[k];
+    const std::pair<int, size_t>& key = order[k]->first;
+    StatisticFile& out = order[k]->second;
     const dump::DumpFile& file = (key.first == 0 ? pairing.mine : pairing.golden).files[key.second];
     auto mapped = dump::open_dump_file(file, Reading::Whole);
     if (mapped)
