@@ -122,7 +122,26 @@ Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& o)
   if (one_side)
     return Error(fmt::format("{} of op '{}' is only in {} dump: nothing to compare", wanted, o.op,
                              pairing.rows[*one_side].mine ? "my" : "the golden"));
-  if (has.empty()) return Error(fmt::format("no op named '{}' in either dump", o.op));
+  if (has.empty()) {
+    // The last part of a scoped name ("Conv2D-op5" for "Default/network/conv2/Conv2D-op5"), when
+    // it names one op.
+    const std::string tail = "_" + key_spelling(o.op);
+    std::vector<std::string> full;
+    for (const PairRow& r : pairing.rows)
+      for (const auto* ref : {&r.mine, &r.golden})
+        if (*ref && key_spelling((*ref)->op_name).ends_with(tail) &&
+            std::find(full.begin(), full.end(), (*ref)->op_name) == full.end())
+          full.push_back((*ref)->op_name);
+    if (full.size() == 1) {
+      DetailOptions named = o;
+      named.op = full.front();
+      return find_detail_row(pairing, named);
+    }
+    if (full.size() > 1)
+      return Error(fmt::format("'{}' ends the names of {} ops ({}): give the whole name", o.op,
+                               full.size(), fmt::join(full, ", ")));
+    return Error(fmt::format("no op named '{}' in either dump", o.op));
+  }
   return Error(fmt::format("op '{}' has no {}; it has {}", o.op, wanted, fmt::join(has, ", ")));
 }
 

@@ -42,8 +42,9 @@ struct DetailOptions {
 Status parse_tensor_spec(std::string_view text, DetailOptions& options);
 
 // The row of `pairing` the options name: my op name (or the golden one) equal to `op` as written
-// or in key spelling, with that io, slot and occurrence; an error listing what the op has when
-// the tensor is not there.
+// or in key spelling, or else ending with it after a scope separator when that names one op
+// ("Conv2D-op5"), with that io, slot and occurrence; an error listing what the op has when the
+// tensor is not there, or the ops a short name fits when it fits several.
 Expected<size_t> find_detail_row(const Pairing& pairing, const DetailOptions& options);
 
 // What stopped write_detail: an input that could not be read or compared (its display path), or

@@ -536,10 +536,10 @@ Expected<Collected> collect(const std::string& input, Side side, const PairOptio
     if (const ExecutionIndex* index = order_of[t.directory])
       t.execution_index = index->find(t.op_name);
 
+  // An input without a single tensor is almost always a wrong path or an unfinished dump: an
+  // error (exit 3), not a comparison whose rows are all unmatched.
   if (c.tensors.empty())
-    problems.push_back({side, input,
-                        Error(fmt::format("no tensors found in the {} dump", side_name(side))),
-                        true});
+    problems.push_back({side, input, Error("no tensors found in this dump"), false});
   return c;
 }
 

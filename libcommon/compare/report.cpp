@@ -158,7 +158,7 @@ table::Record row_record(const Pairing& pairing, const ComparedRow& row) {
       key.graph ? Cell(static_cast<uint64_t>(*key.graph)) : Cell(),
       opt(key.iteration),
       ref ? text_or_absent(ref->op_type) : Cell(),
-      has_mine ? Cell(row.pair->mine->op_name) : Cell(),
+      ref ? Cell(ref->op_name) : Cell(),  // my name; the golden one for a golden-only row
       has_golden ? Cell(row.pair->golden->op_name) : Cell(),
       ref && ref->io ? Cell(std::string(dump::io_name(*ref->io))) : Cell(),
       ref && ref->slot ? Cell(static_cast<uint64_t>(*ref->slot)) : Cell(),
@@ -351,6 +351,19 @@ void MsprobeCsv::row(const ComparedRow& row) {
   fill(row.pair->golden, row.golden, info.bench_name, info.bench_dtype, info.bench_shape,
        info.bench_csv_file);
   const PairMetrics* m = row.metrics ? &*row.metrics : nullptr;
+  // msprobe compares shapes, not only element counts (§6.1): other shapes are "shape unmatched"
+  // in its cells, whatever our verdict (which compares flattened tensors) says.
+  std::optional<PairMetrics> unmatched_shapes;
+  if (m && !m->shapes_equal && !m->pair_reason && mode_ == MsprobeMode::Npy) {
+    unmatched_shapes = *m;
+    unmatched_shapes->pair_reason = Reason::ShapeMismatch;
+    for (Metric* x :
+         {&unmatched_shapes->mp_cosine, &unmatched_shapes->euc_dist,
+          &unmatched_shapes->mp_max_abs_err, &unmatched_shapes->mp_max_relative_err,
+          &unmatched_shapes->one_thousandth_ratio, &unmatched_shapes->five_thousandths_ratio})
+      *x = Metric::absent(Reason::ShapeMismatch);
+    m = &*unmatched_shapes;
+  }
   std::string accuracy;
   if (mode_ == MsprobeMode::Statistics)
     accuracy = m && !m->statistics.max.large ? "Yes" : "No";  // §9.2
@@ -618,7 +631,7 @@ Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& 
     summary::Marker m{static_cast<double>(*d.output_ordinal),
                       fmt::format("first divergence: row {} {}", d.row, d.label)};
     cosine.markers.push_back(m);
-    relative.markers.push_back(m);
+    relative.markers.push_back({m.x, ""});  // labelled once: the label would hide points here
   }
   summary::PlotOptions options;
   options.columns = 1;

@@ -330,6 +330,7 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
 
   // Whether each bounded metric is past its warning bound, for joint_error.
   std::array<bool, kThresholdMetricCount> past_warning{};
+  std::array<std::string, kThresholdMetricCount> past_why;  // what put each there
   for (size_t i = 0; i < kThresholdMetricCount; ++i) {
     auto which = static_cast<ThresholdMetric>(i);
     const auto& bound = t.bounds[i];
@@ -342,10 +343,10 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
       switch (r) {
         case Reason::NonFinite:
           if (one_sided)
-            tally.add(Verdict::Error, name + ": non-finite (NaN/Inf on " +
-                                          (my_bad ? "my" : "the golden") + " side only)");
+            tally.add(Verdict::Error, past_why[i] = name + ": non-finite (NaN/Inf on " +
+                                                    (my_bad ? "my" : "the golden") + " side only)");
           else
-            tally.add(Verdict::Warning, name + ": non-finite");
+            tally.add(Verdict::Warning, past_why[i] = name + ": non-finite");
           past_warning[i] = true;
           break;
         case Reason::AllZeroMine:
@@ -353,7 +354,7 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
         case Reason::SizeMismatch:
         case Reason::ShapeMismatch:
         case Reason::NanInfPositionsDiffer:
-          tally.add(Verdict::Error, name + ": " + std::string(reason_name(r)));
+          tally.add(Verdict::Error, past_why[i] = name + ": " + std::string(reason_name(r)));
           past_warning[i] = true;
           break;
         default:
@@ -368,10 +369,11 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
     auto beyond = [&](double limit) { return higher ? v < limit : v > limit; };
     const char* op = higher ? " < " : " > ";
     if (beyond(bound->error)) {
-      tally.add(Verdict::Error, name + " " + number(v) + op + number(bound->error));
+      tally.add(Verdict::Error, past_why[i] = name + " " + number(v) + op + number(bound->error));
       past_warning[i] = true;
     } else if (beyond(bound->warning)) {
-      tally.add(Verdict::Warning, name + " " + number(v) + op + number(bound->warning));
+      tally.add(Verdict::Warning,
+                past_why[i] = name + " " + number(v) + op + number(bound->warning));
       past_warning[i] = true;
     } else {
       tally.add(Verdict::Pass, {});
@@ -380,12 +382,12 @@ RowVerdict judge(const PairMetrics& m, const Thresholds& t) {
 
   if (!t.joint_error.empty()) {
     bool all = true;
-    std::string names;
+    std::string whys;
     for (ThresholdMetric j : t.joint_error) {
       all = all && past_warning[static_cast<size_t>(j)];
-      names += (names.empty() ? "" : " and ") + std::string(threshold_metric_name(j));
+      whys += (whys.empty() ? "" : "; ") + past_why[static_cast<size_t>(j)];
     }
-    if (all) tally.add(Verdict::Error, names + " past their warning bounds together");
+    if (all) tally.add(Verdict::Error, whys + " (warnings together)");
   }
 
   if (t.magnitude_warning) {

@@ -50,11 +50,15 @@ int main(int argc, char** argv) {
   app.add_option("--rename", rename_file, "CSV of 'my name,golden name' lines");
   app.add_flag("--key-task-id", key_task_id, "the task id is part of the key (msprobe)");
   app.add_flag("--last-only", last_only, "compare only the last occurrence of a key (msaccucmp)");
-  app.add_flag("--exact-names", exact_names,
-               "compare op names as written (no '/' '.' '-' folding)");
-  app.add_option("--nan", nan, "NaN/Inf policy: propagate, same-positions or mask")
+  app.add_flag(
+      "--exact-names", exact_names,
+      "compare op names as written (no folding of '--', '/', '\\', '.' and blanks to '_')");
+  app.add_option("--nan", nan,
+                 "NaN/Inf policy: propagate, same-positions (or mask-if-same-positions), mask (or "
+                 "mask-all)")
       ->check(CLI::IsMember(
-          {"propagate", "same-positions", "mask", "mask-if-same-positions", "mask-all"}));
+          {"propagate", "same-positions", "mask", "mask-if-same-positions", "mask-all"},
+          CLI::ignore_case));
   app.add_flag("--msaccucmp", msaccucmp_cast, "cast to float32 first, as msaccucmp does");
   app.add_option("--alg,--algorithm", algorithms,
                  "msaccucmp metrics: all, or indices/names 0-9 (columns of --format msaccucmp)");
@@ -103,6 +107,12 @@ int main(int argc, char** argv) {
   std::set<cmp::Verdict> only_verdicts;
   cmp::DetailOptions detail_options;
   auto checks = [&] {
+    if (format != "own" && (json || csv || no_header || !only.empty()))
+      throw CLI::ValidationError("--format " + format +
+                                 " writes the peer's CSV: --json, --csv, --no-header and --only "
+                                 "apply to our own rows");
+    if (overflow_column && format != "msaccucmp")
+      throw CLI::ValidationError("--overflow-column is a column of --format msaccucmp");
     if (mine == "-" && golden == "-")
       throw CLI::ValidationError("standard input can be only one of the two dumps");
     options.metrics.nan = *cmp::parse_nan_policy(nan);
@@ -153,8 +163,6 @@ int main(int argc, char** argv) {
     pair_options.renames = std::move(*renames);
   }
   options.jobs = msdt::resolve_jobs(jobs);
-  // msprobe compares shapes, not only element counts (spec §6.1).
-  if (format == "msprobe") options.metrics.require_same_shape = true;
   pair_options.key_task_id = key_task_id;
   pair_options.last_only = last_only;
   pair_options.exact_names = exact_names;

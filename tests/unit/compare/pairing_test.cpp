@@ -511,14 +511,13 @@ TEST_F(PairDumps, MissingInputIsAnErrorNamingTheSide) {
             "my dump '" + input("nothing") + "': cannot open: No such file or directory");
 }
 
-TEST_F(PairDumps, EmptySideIsAWarningAndEveryTensorIsUnmatched) {
+TEST_F(PairDumps, EmptySideIsAnErrorAndEveryTensorIsUnmatched) {
   standard_tree("a");
   fs::create_directories(path("b"));
   auto p = pair(input("a"), input("b"));
   EXPECT_EQ(p.counts.only_mine, 4u);
   EXPECT_EQ(p.counts.directories_only_mine, 1u);
-  EXPECT_EQ(problems(p), (std::vector<std::string>{"golden b: warning: no tensors found in the "
-                                                   "golden dump"}));
+  EXPECT_EQ(problems(p), (std::vector<std::string>{"golden b: no tensors found in this dump"}));
 }
 
 TEST_F(PairDumps, JobsDoNotChangeTheResult) {

@@ -469,7 +469,8 @@ TEST(RowRecord, OneCellPerSchemaField) {
 
   table::Record unmatched = row_record(p, judged(p, 1, Verdict::Unmatched));
   ASSERT_EQ(unmatched.size(), schema.fields().size());
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(at(unmatched, "op")));
+  // `op` names the tensor the row is about: the golden op of a golden-only row.
+  EXPECT_EQ(std::get<std::string>(at(unmatched, "op")), "B-op2");
   EXPECT_EQ(std::get<std::string>(at(unmatched, "golden_op")), "B-op2");
   EXPECT_EQ(std::get<uint64_t>(at(unmatched, "slot")), 1u);
   EXPECT_EQ(std::get<uint64_t>(at(unmatched, "occurrence")), 1u);

@@ -97,7 +97,7 @@ TEST(Verdict, DefaultPreset) {
   m.mp_max_abs_err = Metric::of(0.5);
   r = judge_default(m);
   EXPECT_EQ(r.verdict, Verdict::Error);
-  EXPECT_EQ(r.why, "Cosine and MaxAbsErr past their warning bounds together");
+  EXPECT_EQ(r.why, "Cosine 0.95 < 0.99; MaxAbsErr 0.5 > 0.001 (warnings together)");
   // msaccucmp's metrics are not bounded by default.
   m = good_pair();
   m.cosine = Metric::of(0.1);
