@@ -131,3 +131,41 @@ keep_best() {
         peak_rss[$key]=$rss_mb
     fi
 }
+
+# evict PATH...: every file at or below each PATH leaves the page cache, for cold runs (clean
+# pages; posix_fadvise needs no privileges). Needs $python.
+evict() {
+    "$python" -c 'import os, sys
+def drop(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+for root in sys.argv[1:]:
+    if not os.path.isdir(root):
+        drop(root)
+        continue
+    for d, _, names in os.walk(root):
+        for n in names:
+            drop(os.path.join(d, n))' "$@"
+}
+
+# measure KEY COLD COUNT COMMAND...: COUNT runs of COMMAND through `run` (COLD=1: the paths of the
+# caller's array cold_paths are evicted before each); the fastest wall time and the largest peak
+# RSS are kept under KEY (keep_best), and a failed run marks KEY in the caller's array `broken`.
+measure() {
+    local key=$1 cold=$2 count=$3 i start wall
+    shift 3
+    for ((i = 0; i < count; i++)); do
+        if ((cold)); then evict "${cold_paths[@]}"; else sync; fi
+        failed=0
+        start=$EPOCHREALTIME
+        run "$key" "$@"
+        wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+        if ((failed)); then
+            broken[$key]=1
+            break
+        fi
+        keep_best "$key" "$wall"
+    done
+}

@@ -90,37 +90,8 @@ small_both_bytes=$(tree_bytes "$trees/mine-small" "$trees/golden-small")
 few_both_bytes=$(tree_bytes "$trees/mine-few" "$trees/golden-few")
 files=$(find "$mine" -name '*.npy' | wc -l)
 
-# evict TREE...: every file's pages leave the page cache (clean pages; no privileges needed).
-evict() {
-    "$python" -c 'import os, sys
-for root in sys.argv[1:]:
-    for d, _, names in os.walk(root):
-        for n in names:
-            fd = os.open(os.path.join(d, n), os.O_RDONLY)
-            os.fsync(fd)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)' "$@"
-}
-
 declare -A best_wall best_cpu peak_rss broken
-# measure KEY COLD COUNT COMMAND...: COUNT runs (COLD=1: both big trees evicted before each);
-# the fastest wall time and the largest peak RSS are kept under KEY.
-measure() {
-    local key=$1 cold=$2 count=$3 i start wall
-    shift 3
-    for ((i = 0; i < count; i++)); do
-        if ((cold)); then evict "$mine" "$golden"; else sync; fi
-        failed=0
-        start=$EPOCHREALTIME
-        run "$key" "$@"
-        wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
-        if ((failed)); then
-            broken[$key]=1
-            break
-        fi
-        keep_best "$key" "$wall"
-    done
-}
+cold_paths=("$mine" "$golden")  # what measure evicts for a cold run
 
 no_kl=0,1,2,3,5,6,7,8,9
 # shellcheck disable=SC2016 # expanded by the inner shell

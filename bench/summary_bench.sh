@@ -51,48 +51,23 @@ generate() {
         die "mkfixture cannot generate the file: $(head -n 1 "$work/generate.log")"
 }
 
-# evict FILE: its pages leave the page cache (clean pages of one file; no privileges needed).
-evict() {
-    "$python" -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.fsync(fd)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
-}
-
 declare -A best_wall best_cpu peak_rss file_bytes broken
-# measure KEY COLD COMMAND...: BENCH_RUNS runs (COLD=1: the file $file evicted before each); the
-# fastest wall time and the largest peak RSS are kept under KEY.
-measure() {
-    local key=$1 cold=$2 i start wall
-    shift 2
-    for ((i = 0; i < runs; i++)); do
-        ((cold)) && evict "$file"
-        failed=0
-        start=$EPOCHREALTIME
-        run "$key" "$@"
-        wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
-        if ((failed)); then
-            broken[$key]=1
-            break
-        fi
-        keep_best "$key" "$wall"
-    done
-}
 
 for mb in "${sizes[@]}"; do
     file=$work/s$mb.summary_MS
     log "$bench_name: generating $mb MB"
     generate "$mb" "$file"
     file_bytes[$mb]=$(stat -c %s "$file")
+    cold_paths=("$file")  # what measure evicts for a cold run
     cat "$file" >/dev/null
     log "$bench_name: $mb MB: cat and --tags, warm"
-    measure "cat.$mb" 0 sh -c 'cat "$1" >/dev/null' sh "$file"
-    measure "tags.$mb" 0 "$summary_cat" "${jobs[@]}" --tags "$file"
-    measure "floor.$mb" 0 "$crc_floor" "$file" ${BENCH_JOBS:-}
+    measure "cat.$mb" 0 "$runs" sh -c 'cat "$1" >/dev/null' sh "$file"
+    measure "tags.$mb" 0 "$runs" "$summary_cat" "${jobs[@]}" --tags "$file"
+    measure "floor.$mb" 0 "$runs" "$crc_floor" "$file" ${BENCH_JOBS:-}
     log "$bench_name: $mb MB: cat and --tags, cold"
-    measure "coldcat.$mb" 1 sh -c 'cat "$1" >/dev/null' sh "$file"
-    measure "coldtags.$mb" 1 "$summary_cat" "${jobs[@]}" --tags "$file"
-    measure "coldfloor.$mb" 1 "$crc_floor" "$file" ${BENCH_JOBS:-}
+    measure "coldcat.$mb" 1 "$runs" sh -c 'cat "$1" >/dev/null' sh "$file"
+    measure "coldtags.$mb" 1 "$runs" "$summary_cat" "${jobs[@]}" --tags "$file"
+    measure "coldfloor.$mb" 1 "$runs" "$crc_floor" "$file" ${BENCH_JOBS:-}
     rm -f "$work"/*.out
     [[ $mb == "${sizes[-1]}" ]] || rm -f "$file"
 done
@@ -105,12 +80,12 @@ cat "$file" >/dev/null
 # Both read the file by its name in the current directory, so that both print run "." and the
 # same file name.
 cd "$work"
-measure json 0 bash -c '"$1" "${@:3}" --scalars --json "$2" >/dev/null' bash "$summary_cat" \
+measure json 0 "$runs" bash -c '"$1" "${@:3}" --scalars --json "$2" >/dev/null' bash "$summary_cat" \
     py.summary_MS "${jobs[@]}"
 log "$bench_name: the Python reader (one run)"
 runs_saved=$runs
 runs=1
-measure python 0 sh -c '"$1" "$2" "$3" >/dev/null' sh "$python" "$repo/bench/summary_reader.py" \
+measure python 0 "$runs" sh -c '"$1" "$2" "$3" >/dev/null' sh "$python" "$repo/bench/summary_reader.py" \
     py.summary_MS
 runs=$runs_saved
 # Both printed the same rows (a check that the comparison is fair, not a timing).

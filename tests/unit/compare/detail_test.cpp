@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_tree.h"
 #include "tensor/npy.h"
 
 namespace msdt::compare {
@@ -69,24 +70,9 @@ TEST(ParseTensorSpec, InputOrOutputAndASlot) {
 
 // --- trees --------------------------------------------------------------------------------------
 
-class Detail : public ::testing::Test {
+class Detail : public msdt::testing::TempTreeTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("msdt-detail-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  std::string input(const std::string& relative) const { return (root_ / relative).string(); }
-
-  void write(const std::string& relative, const std::string& bytes) const {
-    fs::path p = root_ / relative;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << bytes;
-  }
+  Detail() : TempTreeTest("msdt-detail-") {}
 
   // {side}/rank_0/Net/0/0/{type}.{name}.0.0.{ts}.{io}.{slot}.DefaultFormat.{dtype}.npy
   template <class T>
@@ -128,8 +114,6 @@ class Detail : public ::testing::Test {
     for (const auto& w : written) names.push_back(w.filename().string());
     return names;
   }
-
-  fs::path root_;
 };
 
 // --- find_detail_row ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "dump/dump_file.h"
 #include "io/mapped_file.h"
 #include "support/ascend_dump_writer.h"
+#include "support/temp_tree.h"
 #include "tensor/npy.h"
 
 namespace msdt::compare {
@@ -78,25 +79,9 @@ TEST(KeySpelling, EveryEraSpellsOneNodeAlike) {
 
 // --- trees --------------------------------------------------------------------------------------
 
-class PairDumps : public ::testing::Test {
+class PairDumps : public msdt::testing::TempTreeTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("msdt-pairing-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  fs::path path(const std::string& relative) const { return root_ / relative; }
-  std::string input(const std::string& relative) const { return path(relative).string(); }
-
-  void write(const std::string& relative, const std::string& bytes) const {
-    fs::path p = path(relative);
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << bytes;
-  }
+  PairDumps() : TempTreeTest("msdt-pairing-") {}
 
   // A float32 npy of shape {2}.
   void npy(const std::string& relative) const {
@@ -145,8 +130,6 @@ class PairDumps : public ::testing::Test {
     npy(dir, "Add", "Default_network-Net_Add-op2", "output", 0, 3);
     npy(dir, "ReLU", "Default_network-Net_ReLU-op3", "output", 0, 4);
   }
-
-  fs::path root_;
 };
 
 compare::Pairing pair(const std::string& mine, const std::string& golden,

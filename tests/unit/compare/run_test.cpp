@@ -20,6 +20,7 @@
 
 #include "io/report.h"
 #include "support/ascend_dump_writer.h"
+#include "support/temp_tree.h"
 #include "tensor/npy.h"
 
 namespace msdt::compare {
@@ -54,24 +55,9 @@ constexpr const char* kStatisticHeader =
     "Min Value,Avg Value,Count,Negative Zero Count,Positive Zero Count,NaN Count,Negative Inf "
     "Count,Positive Inf Count,Zero Count,L2Norm Value\n";
 
-class RunCompare : public ::testing::Test {
+class RunCompare : public msdt::testing::TempTreeTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("msdt-run-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  std::string input(const std::string& relative) const { return (root_ / relative).string(); }
-
-  void write(const std::string& relative, const std::string& bytes) const {
-    fs::path p = root_ / relative;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << bytes;
-  }
+  RunCompare() : TempTreeTest("msdt-run-") {}
 
   // {top}/rank_{rank}/Net/0/0/{type}.{name}.0.0.{ts}.{io}.{slot}.DefaultFormat.float32.npy
   std::string npy_path(const std::string& top, const std::string& type, const std::string& name,
@@ -84,8 +70,6 @@ class RunCompare : public ::testing::Test {
     if (shape.empty()) shape = {values.size()};
     write(relative, make_npy_header(DType::Float32, shape) + bytes_of(values));
   }
-
-  fs::path root_;
 };
 
 Pairing pair(const std::string& mine, const std::string& golden, const PairOptions& options = {}) {
