@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "dump/dump_file.h"
+#include "dump/file_workers.h"
 #include "io/mapped_file.h"
 #include "io/parallel.h"
 #include "tensor/layout.h"
@@ -74,7 +75,7 @@ PairMetrics statistics_only(const TensorStats& my, const TensorStats& golden, co
 // (a worker writing to stderr would flush standard output under the consumer's feet).
 struct RowResult {
   ComparedRow row;
-  std::vector<std::pair<std::string, Error>> errors;
+  dump::DeferredDiagnostics diagnostics;
 };
 
 void fill_statistics(const dump::StatisticRow& r, LoadedTensor& out) {
@@ -216,7 +217,7 @@ namespace {
 
 ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptions& options,
                         const MetricOptions& metric_options, const StatisticFiles& statistics,
-                        std::vector<std::pair<std::string, Error>>& errors) {
+                        dump::DeferredDiagnostics& errors) {
   const PairRow& pair = pairing.rows[index];
   ComparedRow row;
   row.index = index;
@@ -265,7 +266,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
       continue;
     }
     out->file = side->files.at(ref->file).display;
-    if (!reported[side == &pairing.mine ? 0 : 1]) errors.emplace_back(out->file, loaded->error());
+    if (!reported[side == &pairing.mine ? 0 : 1]) errors.error(out->file, loaded->error());
     std::string why = fmt::format("{} side unreadable: {}", side == &pairing.mine ? "my" : "golden",
                                   loaded->error().describe());
     row.problem = row.problem ? *row.problem + "; " + why : why;
@@ -284,7 +285,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
   } else {
     auto metrics = compare_tensors(*my->view, *golden->view, metric_options);
     if (!metrics) {
-      errors.emplace_back(row.mine.file, metrics.error());
+      errors.error(row.mine.file, metrics.error());
       row.problem = metrics.error().describe();
       row.verdict = RowVerdict::skipped(*row.problem);
       return row;
@@ -311,18 +312,20 @@ void run_compare(const Pairing& pairing, const CompareOptions& options,
   // Few pairs: the workers go into each pair instead (results do not depend on it).
   MetricOptions metric_options = options.metrics;
   metric_options.jobs = rows->size() < jobs ? jobs : 1;
-  size_t window = options.window ? options.window : size_t{4} * jobs;
+  // Wide, as dump/file_workers.h explains: rows are small and pair sizes vary over decades, so a
+  // narrow window lets one large pair hold every worker up behind it.
+  size_t window = options.window ? options.window : size_t{32} * jobs;
   const StatisticFiles statistics = read_statistic_files(pairing, *rows, jobs, diagnostics);
   ordered_parallel<RowResult>(
       rows->size(), jobs, window,
       [&](size_t i) {
         RowResult result;
-        result.row =
-            compare_row(pairing, (*rows)[i], options, metric_options, statistics, result.errors);
+        result.row = compare_row(pairing, (*rows)[i], options, metric_options, statistics,
+                                 result.diagnostics);
         return result;
       },
       [&](size_t, RowResult result) {
-        for (const auto& [file, error] : result.errors) diagnostics.error(file, error);
+        result.diagnostics.replay(diagnostics);
         listener.row(result.row);
       });
 }

@@ -33,7 +33,7 @@ struct CompareOptions {
   // preset depends on the row's golden dtype).
   std::vector<ThresholdSetting> thresholds;
   unsigned jobs = 1;
-  size_t window = 0;  // rows read ahead of the one handed on; 0: 4 per worker
+  size_t window = 0;  // rows read ahead of the one handed on; 0: 32 per worker
 };
 
 // What was compared of one side of a row.
