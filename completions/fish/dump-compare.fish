@@ -30,8 +30,8 @@ complete -c dump-compare -F
 complete -c dump-compare -l rename -r -F -d "CSV of 'my name,golden name' lines"
 complete -c dump-compare -l key-task-id -d 'The task id is part of the key (msprobe)'
 complete -c dump-compare -l last-only -d 'Compare only the last occurrence of a key (msaccucmp)'
-complete -c dump-compare -l exact-names -d 'Compare op names as written (no _ spelling)'
-complete -c dump-compare -l nan -x -a 'propagate same-positions mask' -d 'NaN/Inf policy (default propagate)'
+complete -c dump-compare -l exact-names -d 'Compare op names as written (no folding to _)'
+complete -c dump-compare -l nan -x -a 'propagate same-positions mask mask-if-same-positions mask-all' -d 'NaN/Inf policy (default propagate)'
 complete -c dump-compare -l msaccucmp -d 'Round values to float32 first, as msaccucmp does'
 complete -c dump-compare -l alg -l algorithm -x -a '(__dump_compare_list all CosineSimilarity MaxAbsoluteError AccumulatedRelativeError RelativeEuclideanDistance KullbackLeiblerDivergence StandardDeviation MeanAbsoluteError RootMeanSquareError MaxRelativeError MeanRelativeError)' -d 'msaccucmp metrics: all, or indices/names 0-9'
 complete -c dump-compare -l max-elements -x -d 'Compare the first N elements (0: all)'
