@@ -537,7 +537,7 @@ Expected<Collected> collect(const std::string& input, Side side, const PairOptio
       t.execution_index = index->find(t.op_name);
 
   // An input without a single tensor is almost always a wrong path or an unfinished dump: an
-  // error (exit 3), not a comparison whose rows are all unmatched.
+  // error (exit 3), not merely a warning; the other side's tensors are still listed, unmatched.
   if (c.tensors.empty())
     problems.push_back({side, input, Error("no tensors found in this dump"), false});
   return c;
