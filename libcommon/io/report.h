@@ -25,7 +25,9 @@ class Diagnostics {
   explicit Diagnostics(std::string tool);
   Diagnostics(std::string tool, std::ostream& err);
 
-  // Flushes stdout first so the line lands after the output it follows. Safe from many threads.
+  // Flushes stdout first so the line lands after the output it follows. Safe from many threads
+  // as far as stderr goes, but the flush races with a thread writing std::cout: workers collect
+  // their problems (dump::DeferredDiagnostics) and the thread that writes the output reports them.
   void error(std::string_view file, const Error& error);
   void error(const Error& error);
   // Output failures: the exit status becomes kExitOutput.
