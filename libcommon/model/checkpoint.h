@@ -1,0 +1,150 @@
+// The MindSpore `.ckpt` reader (checkpoint spec §3-§6, §11 items 1-6 and 8): a file is a run of
+// concatenated `Checkpoint` messages, each holding one `Value` (a parameter, or a slice of a
+// parameter over 512 MiB), optionally followed by the 2.3+ `crc_num` trailer.
+//
+// Reading walks the headers only: every length-delimited field is stepped over by its length, and
+// `tensor_content` is remembered as an (offset, length) in the file, never read, so listing a
+// multi-gigabyte checkpoint touches a few pages per parameter and keeps memory flat. The bytes are
+// taken later, one parameter at a time (tensor_data), as a view into the mapping when the
+// parameter is one slice and copied only when it is several.
+//
+// Damage does not lose what came before it. A broken top-level framing (a truncated file, a length
+// beyond the end) ends the walk; a broken Value inside intact framing (a negative dim, a missing
+// tag) is skipped and the walk goes on. Either way the problem goes to `problems` with its offset
+// and the parameters read so far are returned, so a tool can list the good part:
+//   offset 0x2c: Value 3 'fc.bias': dims[0] is negative (-1)
+// Values are numbered from 0 in file order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/byte_reader.h"
+#include "tensor/dtype.h"
+
+namespace msdt::model {
+
+// tensor_content of one Value: where its bytes lie in the file.
+struct Segment {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+enum class ParameterKind : uint8_t {
+  Tensor,     // numeric elements (or an unknown tensor_type spelling, listed as found)
+  String,     // tensor_type "str": UTF-32 characters, dims [0] (spec §4.3)
+  RandomOp,   // tensor_type "random_op": the executor's opaque RNG state (spec §4.4)
+  MapTensor,  // maptensor: keys, values and status, NumPy dtype names (spec §4.5)
+};
+std::string_view parameter_kind_name(ParameterKind kind);  // "tensor", "str", "random_op", "map"
+
+// One tensor's elements: a parameter's tensor, or one of a map parameter's three.
+struct Content {
+  std::string spelling;           // tensor_type as written: "Float32", "Uint8", "str", "int64"
+  std::optional<DType> dtype;     // nullopt for random_op and for spellings outside spec §5
+  std::vector<uint64_t> dims;     // as written (of the first slice); [0] for a string
+  std::vector<uint64_t> shape;    // as loaded: dims [0] is a scalar (spec §4.3); a map component's
+                                  // first axis summed over its slices
+  std::vector<Segment> segments;  // tensor_content of each slice, in file order
+  // What the dtype and shape need (dtype_bytes; Int4 two per byte, rounded up); nullopt when the
+  // dtype is unknown, for strings and random_op, or when the count overflows.
+  std::optional<uint64_t> expected_bytes;
+
+  uint64_t bytes() const;  // sum of the segments' lengths
+  // Elements of the shape (1 for a scalar); for a string its characters (bytes / 4).
+  uint64_t elements() const;
+  // bytes() matches expected_bytes (true when there is nothing to check).
+  bool consistent() const { return !expected_bytes || *expected_bytes == bytes(); }
+};
+
+struct Parameter {
+  std::string name;  // Value.tag
+  ParameterKind kind = ParameterKind::Tensor;
+  Content content;                      // Tensor, String, RandomOp
+  std::vector<Content> map;             // MapTensor: keys, values, status
+  std::vector<uint64_t> value_offsets;  // the top-level `0a` of each Value merged into this one
+  uint64_t offset() const { return value_offsets.empty() ? 0 : value_offsets.front(); }
+};
+
+enum class CrcStatus : uint8_t {
+  Absent,      // no trailer
+  NotChecked,  // a trailer, not verified (ReadOptions::verify_crc off)
+  Ok,
+  Mismatch,
+};
+std::string_view crc_status_name(CrcStatus status);  // "absent", "not checked", "ok", "mismatch"
+
+struct CrcCheck {
+  CrcStatus status = CrcStatus::Absent;
+  uint64_t stored = 0;    // the trailer's 10-byte big-endian value
+  uint32_t computed = 0;  // Ok, Mismatch: CRC-32 of the body
+  // "CRC ok", "CRC mismatch (stored 0x…, computed 0x…)", "CRC absent", "CRC not checked".
+  std::string describe() const;
+};
+
+struct ReadOptions {
+  // Verifying reads every byte of the body, which listing must not do, so it is asked for.
+  bool verify_crc = false;
+};
+
+struct Checkpoint {
+  uint64_t file_size = 0;
+  uint64_t body_size = 0;  // the protobuf stream: the file without its CRC trailer
+  CrcCheck crc;
+  std::vector<Parameter> parameters;  // in file order, runs of equal tags merged
+  uint64_t values = 0;                // Values read (slices count one each)
+  // In file order. A CRC mismatch, a size mismatch or a slice that disagrees with the first one
+  // leaves the parameter listed; a damaged Value is left out; damaged framing ends the walk.
+  std::vector<Error> problems;
+};
+
+// The dtype of a tensor_type spelling of spec §5: "Int8" … "Float64", both "UInt8" and the
+// loader's "Uint8" (up to "UInt64"), "Bool", "BFloat16", "Int4" (MindSpore qint4x2, two per
+// byte) and "str" (String). nullopt for "random_op" and any other spelling. Map components take
+// NumPy names instead ("int64", "float32": dtype_name's spellings).
+std::optional<DType> checkpoint_dtype(std::string_view spelling);
+
+// `file` is the whole file, usually mapped (io/mapped_file.h); offsets are from its start.
+Checkpoint read_checkpoint(Bytes file, const ReadOptions& options = {});
+
+// CRC-32 as zlib and Python's binascii.crc32 compute it (reflected 0xEDB88320, init and final
+// XOR 0xFFFFFFFF; "123456789" gives 0xCBF43926). ISA-L's crc32_gzip_refl underneath. `crc` chains
+// pieces: crc32(b, crc32(a)) == crc32(a + b).
+uint32_t crc32(Bytes data, uint32_t crc = 0);
+
+// A parameter's elements as a TensorView: into `file` when the parameter is one slice, into an
+// owned copy when it is several. Move-only: a copy would point into the other's buffer (a move
+// keeps the buffer where it is).
+class TensorData {
+ public:
+  TensorData(TensorData&&) noexcept = default;
+  TensorData& operator=(TensorData&&) noexcept = default;
+  TensorData(const TensorData&) = delete;
+  TensorData& operator=(const TensorData&) = delete;
+
+  const TensorView& view() const { return view_; }
+  bool copied() const { return !owned_.empty(); }
+
+ private:
+  friend Expected<TensorData> gather(Bytes, const Content&, DType, std::vector<uint64_t>);
+  TensorData() = default;
+  TensorView view_{DType::UInt8, {}, {}};
+  std::vector<std::byte> owned_;
+};
+
+// The elements of a numeric content (a Tensor parameter's `content`, or a map component). An
+// error when the dtype is unknown (random_op, unknown spellings, strings: see raw_data and
+// string_value), when the length does not match the shape, or when a segment lies outside `file`.
+Expected<TensorData> tensor_data(Bytes file, const Content& content);
+// Any content's bytes as they are, slices joined: a UInt8 view of shape [bytes] (random_op, an
+// unknown spelling, a string's UTF-32).
+Expected<TensorData> raw_data(Bytes file, const Content& content);
+// A string parameter's value, UTF-32LE decoded to UTF-8; an error names the byte offset of the
+// first invalid code point (a surrogate or above U+10FFFF) or a length that is not a multiple of
+// 4. A NUL ends the string, as NumPy's `U` type pads with NULs.
+Expected<std::string> string_value(Bytes file, const Content& content);
+
+}  // namespace msdt::model
