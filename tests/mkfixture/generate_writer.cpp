@@ -1,16 +1,12 @@
 // {"kind": "generate"}: a large, realistic dump tree for benchmarks (README.md, "Generated trees").
 // Sizes and names come from a seeded generator; tensor data is streamed in chunks, so memory does
 // not grow with total_bytes.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <string>
 
 #include "elements.h"
+#include "generated_output.h"
 #include "support/ascend_dump_writer.h"
 #include "tensor/dtype.h"
 #include "tensor/npy.h"
@@ -19,88 +15,6 @@
 namespace msdt::fixture {
 namespace fs = std::filesystem;
 namespace {
-
-class OutputStream {
- public:
-  explicit OutputStream(const fs::path& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd_ < 0) fail("cannot create");
-  }
-  ~OutputStream() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  OutputStream(const OutputStream&) = delete;
-  OutputStream& operator=(const OutputStream&) = delete;
-
-  void write(std::span<const std::byte> bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail("cannot write");
-      done += static_cast<size_t>(n);
-    }
-  }
-  void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
-  void close() {
-    if (::close(fd_) != 0) fail("cannot write");
-    fd_ = -1;
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) {
-    throw DescriptionError(std::string(what) + " '" + path_.string() +
-                           "': " + std::strerror(errno));
-  }
-  fs::path path_;
-  int fd_ = -1;
-};
-
-// Tensor data: one block of 256 Ki random elements per dtype, written from a different starting
-// element for each tensor and wrapping around. Realistic enough for readers and converters, and
-// cheap enough that writing gigabytes is limited by the disk rather than the generator.
-// With "perturb", the floating-point blocks are perturbed once (elements.h Perturbation, its seed
-// mixed with the dtype like the block's), so every tensor is an element-wise perturbed copy of the
-// tensor the same description without "perturb" writes, at no cost per byte written.
-class ElementBlocks {
- public:
-  ElementBlocks(uint64_t seed, std::optional<Perturbation> perturb)
-      : seed_(seed), perturb_(perturb) {}
-
-  void write(OutputStream& out, DType dtype, uint64_t count, uint64_t tensor_index) {
-    const std::vector<std::byte>& block = get(dtype);
-    const uint64_t item = dtype_bits(dtype) / 8;
-    const uint64_t elements = block.size() / item;
-    uint64_t start = (tensor_index * 4099) % elements * item;
-    uint64_t left = count * item;
-    while (left > 0) {
-      uint64_t n = std::min<uint64_t>(left, block.size() - start);
-      out.write(std::span(block.data() + start, n));
-      left -= n;
-      start = 0;
-    }
-  }
-
- private:
-  const std::vector<std::byte>& get(DType dtype) {
-    auto& block = blocks_[static_cast<size_t>(dtype)];
-    if (block.empty()) {
-      ValueSpec spec;
-      spec.fill = ValueSpec::Fill::Random;
-      spec.seed = seed_ ^ static_cast<uint64_t>(dtype);
-      if (dtype == DType::Int32) spec.low = -1000, spec.high = 1000;
-      if (perturb_ && perturbable(dtype)) {
-        spec.perturb = *perturb_;
-        spec.perturb->seed ^= static_cast<uint64_t>(dtype);
-      }
-      block = encode_elements(dtype, spec, 256 * 1024);
-    }
-    return block;
-  }
-  uint64_t seed_;
-  std::optional<Perturbation> perturb_;
-  std::vector<std::byte> blocks_[64];
-};
 
 std::vector<uint64_t> shape_for(uint64_t count) {
   if (count % 16 == 0 && count >= 64) return {count / 16, 16};

@@ -153,8 +153,11 @@ int run(int argc, char** argv) {
     msdt::fixture::write_single_file(root, output);
   else if (kind == "generate")
     msdt::fixture::write_generated(root, output);
+  else if (kind == "generate_ckpt")
+    msdt::fixture::write_generated_checkpoint(root, output);
   else
-    root.at("kind").fail("expected \"tree\", \"file\" or \"generate\", found \"" + kind + "\"");
+    root.at("kind").fail(
+        "expected \"tree\", \"file\", \"generate\" or \"generate_ckpt\", found \"" + kind + "\"");
   return 0;
 }
 

@@ -42,4 +42,12 @@ std::vector<std::byte> build_rdr_exec_order(const Node& spec);
 std::vector<std::byte> build_rdr_memory(const Node& spec);
 std::vector<std::byte> build_rdr_tasks(const Node& spec);
 
+// MindSpore checkpoints (README.md, "Checkpoints"; spec checkpoint.md): "ckpt", concatenated
+// Checkpoint messages with the optional §6 CRC trailer; "encrypted", the §7.2 block container
+// with random bytes for ciphertext; "safetensors", a safetensors file with MindSpore's
+// __metadata__ (§8).
+std::vector<std::byte> build_ckpt(const Node& ckpt);
+std::vector<std::byte> build_encrypted(const Node& encrypted);
+std::vector<std::byte> build_safetensors(const Node& safetensors);
+
 }  // namespace msdt::fixture

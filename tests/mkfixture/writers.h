@@ -16,4 +16,7 @@ void write_generated(const Node& description, const std::filesystem::path& out);
 // {"summary": {"generate": …}}: a large summary or tfevents file for benchmarks, streamed to `out`.
 void write_generated_summary(const Node& summary, const std::filesystem::path& out);
 
+// {"kind": "generate_ckpt", …}: a large .ckpt for benchmarks, streamed to `out`.
+void write_generated_checkpoint(const Node& description, const std::filesystem::path& out);
+
 }  // namespace msdt::fixture
