@@ -686,6 +686,17 @@ StatisticsDiff diff_statistics(const SummaryStatistics& my, const SummaryStatist
   return out;
 }
 
+void PairMetrics::set_pair_reason(Reason reason) {
+  pair_reason = reason;
+  const Metric none = Metric::absent(reason);
+  for (Metric* m :
+       {&cosine, &max_absolute_error, &accumulated_relative_error, &relative_euclidean_distance,
+        &kl_divergence, &mean_my, &std_my, &mean_golden, &std_golden, &mean_absolute_error,
+        &root_mean_square_error, &max_relative_error, &mean_relative_error, &mp_cosine, &euc_dist,
+        &mp_max_abs_err, &mp_max_relative_err, &one_thousandth_ratio, &five_thousandths_ratio})
+    *m = none;
+}
+
 const Metric& PairMetrics::get(Algorithm algorithm) const {
   switch (algorithm) {
     case Algorithm::CosineSimilarity:
@@ -815,15 +826,7 @@ Expected<PairMetrics> compare_tensors(const TensorView& my, const TensorView& go
   // Every metric, absent for the shared reason first.
   const auto& selected = options.algorithms;
   if (out.pair_reason) {
-    const Metric none = Metric::absent(*out.pair_reason);
-    for (Metric* m :
-         {&out.cosine, &out.max_absolute_error, &out.accumulated_relative_error,
-          &out.relative_euclidean_distance, &out.kl_divergence, &out.mean_my, &out.std_my,
-          &out.mean_golden, &out.std_golden, &out.mean_absolute_error, &out.root_mean_square_error,
-          &out.max_relative_error, &out.mean_relative_error, &out.mp_cosine, &out.euc_dist,
-          &out.mp_max_abs_err, &out.mp_max_relative_err, &out.one_thousandth_ratio,
-          &out.five_thousandths_ratio})
-      *m = none;
+    out.set_pair_reason(*out.pair_reason);
   } else {
     const double n = static_cast<double>(sums.n);
     const bool zero_d = my.shape.empty() || golden.shape.empty();

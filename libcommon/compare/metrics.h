@@ -209,6 +209,9 @@ struct PairMetrics {
 
   StatisticsDiff statistics;  // §6.5, from `my` and `golden`
 
+  // Sets pair_reason and makes every pairwise metric (msaccucmp's and msprobe's) absent for it.
+  void set_pair_reason(Reason reason);
+
   // The metric of an index; StandardDeviation gives mean_my (its four parts are fields).
   const Metric& get(Algorithm algorithm) const;
   const Metric& get(MsprobeMetric metric) const;

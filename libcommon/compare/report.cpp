@@ -356,12 +356,7 @@ void MsprobeCsv::row(const ComparedRow& row) {
   std::optional<PairMetrics> unmatched_shapes;
   if (m && !m->shapes_equal && !m->pair_reason && mode_ == MsprobeMode::Npy) {
     unmatched_shapes = *m;
-    unmatched_shapes->pair_reason = Reason::ShapeMismatch;
-    for (Metric* x :
-         {&unmatched_shapes->mp_cosine, &unmatched_shapes->euc_dist,
-          &unmatched_shapes->mp_max_abs_err, &unmatched_shapes->mp_max_relative_err,
-          &unmatched_shapes->one_thousandth_ratio, &unmatched_shapes->five_thousandths_ratio})
-      *x = Metric::absent(Reason::ShapeMismatch);
+    unmatched_shapes->set_pair_reason(Reason::ShapeMismatch);
     m = &*unmatched_shapes;
   }
   std::string accuracy;

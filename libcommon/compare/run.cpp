@@ -18,24 +18,25 @@ namespace msdt::compare {
 
 namespace {
 
-// The host layout a DumpData tensor of device format `from` is compared in: its origin format
-// when the transform knows it, else ND (the channel-first host layout of device formats).
-std::optional<std::string> host_format_for(std::string_view from, const dump::AscendTensor& t) {
-  if (from.empty() || from == "ND" || from == "DefaultFormat" || is_host_format(from))
-    return std::nullopt;
-  if (t.original_op) {
-    std::string origin = canonical_format(std::string(ascend_format_name(t.original_op->format)));
-    if (!origin.empty() && origin != from && can_transform(from, origin)) return origin;
-  }
+// The host layout a DumpData tensor stored in `layout` is compared in: its origin format when the
+// transform knows it, else ND (the channel-first host layout of device formats); none when the
+// tensor is stored in a host layout already.
+std::optional<std::string> host_format_for(const dump::AscendLayout& layout) {
+  const std::string& from = layout.format;
+  if (from == "ND" || from == "DefaultFormat" || is_host_format(from)) return std::nullopt;
+  const std::string& origin = layout.original_format;
+  if (!origin.empty() && origin != from && can_transform(from, origin)) return origin;
   if (can_transform(from, "ND")) return std::string("ND");
   return std::nullopt;
 }
 
 TensorStats stats_of_row(const dump::StatisticRow& r) {
   TensorStats s;
-  uint64_t elements = 1;
-  for (uint64_t d : r.shape) elements *= d;
-  s.count = r.count.value_or(elements);
+  if (r.count) {
+    s.count = *r.count;
+  } else if (auto n = element_count(r.shape)) {
+    s.count = *n;
+  }
   s.min = r.min;
   s.max = r.max;
   s.mean = r.avg;
@@ -56,15 +57,7 @@ PairMetrics statistics_only(const TensorStats& my, const TensorStats& golden, co
   m.golden = golden;
   m.shapes_equal = a.shape == b.shape;
   m.dtypes_equal = a.dtype == b.dtype;
-  m.pair_reason = Reason::StatisticsOnly;
-  Metric none = Metric::absent(Reason::StatisticsOnly);
-  for (Metric* x :
-       {&m.cosine, &m.max_absolute_error, &m.accumulated_relative_error,
-        &m.relative_euclidean_distance, &m.kl_divergence, &m.mean_my, &m.std_my, &m.mean_golden,
-        &m.std_golden, &m.mean_absolute_error, &m.root_mean_square_error, &m.max_relative_error,
-        &m.mean_relative_error, &m.mp_cosine, &m.euc_dist, &m.mp_max_abs_err,
-        &m.mp_max_relative_err, &m.one_thousandth_ratio, &m.five_thousandths_ratio})
-    *x = none;
+  m.set_pair_reason(Reason::StatisticsOnly);
   if (my.mean) m.mean_my = Metric::of(*my.mean);
   if (golden.mean) m.mean_golden = Metric::of(*golden.mean);
   m.statistics = diff_statistics(summary_of(my), summary_of(golden));
@@ -130,12 +123,13 @@ StatisticFiles read_statistic_files(const Pairing& pairing, const std::vector<si
 
 }  // namespace
 
-Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref) {
+Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref, Load load) {
   const dump::DumpFile& file = side.files.at(ref.file);
   LoadedTensor out;
   out.side.file = file.display;
   out.side.source = "tensor";
-  auto mapped = dump::open_dump_file(file, Reading::Whole);
+  auto mapped =
+      dump::open_dump_file(file, load == Load::Elements ? Reading::Whole : Reading::Parts);
   if (!mapped) return std::move(mapped).error();
   std::shared_ptr<const MappedFile> bytes = *mapped;
   bool found = false;
@@ -158,39 +152,32 @@ Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref)
     out.keep = bytes;
     if (!t.ascend) return;
     out.side.address = t.ascend->address;
-    std::string from = canonical_format(std::string(ascend_format_name(t.ascend->format)));
-    // A format that claims 4 dimensions over a shape that has not is ND (msaccucmp).
-    if ((from == "HWCN" || from == "NCHW" || from == "NHWC") && t.view->shape.size() != 4)
-      from = "ND";
-    auto to = host_format_for(from, *t.ascend);
+    const dump::AscendLayout layout = dump::ascend_layout(*t.ascend, *t.view);
+    const auto to = host_format_for(layout);
     if (!to) {
-      if (t.ascend->has_original_shape && !t.ascend->original_shape.empty()) {
-        uint64_t a = 1, b = 1;
-        for (uint64_t d : t.ascend->original_shape) a *= d;
-        for (uint64_t d : t.view->shape) b *= d;
-        if (a == b) out.view->shape = out.side.shape = t.ascend->original_shape;
-      }
+      // A host layout: original_shape names the shape when it holds as many elements.
+      auto stored = element_count(t.view->shape), host = element_count(layout.original_shape);
+      if (!layout.original_shape.empty() && stored && host && *stored == *host)
+        out.view->shape = out.side.shape = layout.original_shape;
       return;
     }
-    std::vector<uint64_t> target;
-    std::string axes;
-    if (t.ascend->has_original_shape) {
-      target = t.ascend->original_shape;
-      axes = t.ascend->original_op
-                 ? canonical_format(std::string(ascend_format_name(t.ascend->original_op->format)))
-                 : "";
+    out.side.format = layout.format;
+    if (load == Load::Header) {
+      // The shape the elements would have; they are not rearranged.
+      if (!layout.original_shape.empty()) out.side.shape = layout.original_shape;
+      out.view.reset();
+      return;
     }
-    uint32_t groups = t.ascend->sub_format > 0 ? static_cast<uint32_t>(t.ascend->sub_format) : 1;
-    auto result = transform_layout(*t.view, from, *to, target, groups, axes);
+    auto result = transform_layout(*t.view, layout.format, *to, layout.original_shape,
+                                   layout.groups, layout.original_format);
     if (!result) {
       problem = std::move(result).error().with_context(
-          fmt::format("{} {} from {} to {}", t.io, t.slot.value_or(0), from, *to));
+          fmt::format("{} {} from {} to {}", t.io, t.slot.value_or(0), layout.format, *to));
       return;
     }
     auto owned = std::make_shared<std::vector<std::byte>>(std::move(result->data));
     out.view = TensorView{t.view->dtype, result->shape, Bytes(*owned)};
     out.side.shape = result->shape;
-    out.side.format = from;
     out.keep = owned;
   });
   if (status) return std::move(*status);
@@ -232,7 +219,7 @@ ComparedRow compare_row(const Pairing& pairing, size_t index, const CompareOptio
     // Its dtype and shape, for the peers' columns; nothing is compared, so a file that cannot be
     // read here is not reported (the row says what it is).
     if (ref.source != TensorRef::Source::StatisticRow) {
-      if (auto loaded = load_tensor(side, ref)) out = loaded->side;
+      if (auto loaded = load_tensor(side, ref, Load::Header)) out = loaded->side;
     } else if (auto file = statistics.find({pair.mine ? 0 : 1, ref.file});
                file != statistics.end()) {
       if (auto it = file->second.rows.find(ref.statistic_line.value_or(0));

@@ -93,6 +93,10 @@ struct LoadedTensor {
   std::optional<TensorStats> statistics;  // a statistic.csv row's statistics
   std::shared_ptr<const void> keep;       // what `view` points into
 };
-Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref);
+// Load::Header stops at what a listing needs (dtype, shape, format, address): the file is mapped,
+// not read whole, and a device-format tensor is not rearranged (the view is absent).
+enum class Load : uint8_t { Elements, Header };
+Expected<LoadedTensor> load_tensor(const PairedSide& side, const TensorRef& ref,
+                                   Load load = Load::Elements);
 
 }  // namespace msdt::compare

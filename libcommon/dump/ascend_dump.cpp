@@ -521,6 +521,23 @@ Expected<AscendDump> parse_ascend_dump(Bytes file) {
   return framed;
 }
 
+std::string ascend_format_string(uint64_t output_format) {
+  std::string_view name = ascend_format_name(output_format);
+  return name.empty() ? fmt::format("{}", output_format & 0xFF) : std::string(name);
+}
+
+AscendLayout ascend_layout(const AscendTensor& tensor, const TensorView& device) {
+  AscendLayout layout;
+  layout.format = ascend_format_string(tensor.format);
+  if ((layout.format == "HWCN" || layout.format == "NCHW" || layout.format == "NHWC") &&
+      device.shape.size() != 4)
+    layout.format = "ND";
+  if (tensor.has_original_shape) layout.original_shape = tensor.original_shape;
+  if (tensor.original_op) layout.original_format = ascend_format_string(tensor.original_op->format);
+  if (tensor.sub_format > 0) layout.groups = static_cast<uint32_t>(tensor.sub_format);
+  return layout;
+}
+
 Expected<TensorView> ascend_tensor_view(const AscendTensor& tensor) {
   const auto context = [&] { return fmt::format("{} {}", kind_name(tensor.kind), tensor.index); };
   TensorView view{DType::Int8, tensor.shape, {}};

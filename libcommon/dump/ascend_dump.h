@@ -90,6 +90,22 @@ Expected<AscendDump> parse_ascend_dump(Bytes file);
 // Errors when the payload is smaller than the shape needs or the type has no element layout.
 Expected<TensorView> ascend_tensor_view(const AscendTensor& tensor);
 
+// An OutputFormat as msaccucmp names it ("NC1HWC0", "FRACTAL_Z"), or its number (masked to 8 bits)
+// when the name is unknown.
+std::string ascend_format_string(uint64_t output_format);
+
+// How a tensor's stored layout reads back on the host (dump spec §8), for dump-convert's -f and
+// dump-compare: the stored format, ND when a 4-D host format claims a shape of another rank
+// (msaccucmp `_get_format_and_shape`), original_shape and the axis order it is written in (the
+// original op's format), and the FRACTAL_Z groups (sub_format, 1 when absent).
+struct AscendLayout {
+  std::string format;
+  std::vector<uint64_t> original_shape;  // empty when absent
+  std::string original_format;           // empty without an original op
+  uint32_t groups = 1;
+};
+AscendLayout ascend_layout(const AscendTensor& tensor, const TensorView& device);
+
 // Decodes an Opdebug overflow payload (§5.8), the old 2048-byte layout or the 0x5A5A5A5A one, into
 // the JSON msaccucmp writes for it.
 Expected<nlohmann::ordered_json> decode_overflow(Bytes payload, uint64_t base_offset);

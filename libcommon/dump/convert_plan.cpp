@@ -17,11 +17,6 @@
 namespace msdt::dump {
 namespace {
 
-std::string format_string(uint64_t output_format) {
-  std::string_view name = ascend_format_name(output_format);
-  return name.empty() ? fmt::format("{}", output_format & 0xFF) : std::string(name);
-}
-
 bool is_container(const DumpFile& file, Bytes contents) {
   if (looks_like_npy(contents)) return false;
   switch (file.name.kind) {
@@ -148,7 +143,7 @@ class Planner {
     if (!view) return out_.fail(std::move(view).error());
     PlannedOutput out;
     out.view = std::move(*view);
-    std::string format = format_string(tensor.format);
+    std::string format = ascend_format_string(tensor.format);
     if (options_.type == ConvertType::Bin) {
       auto count = element_count(out.view.shape);
       if (!count) return out_.fail(std::move(count).error());
@@ -186,17 +181,14 @@ class Planner {
     std::string where = fmt::format("{} {}", io, tensor.index);
     auto device = ascend_tensor_view(tensor);
     if (!device) return out_.fail(std::move(device).error());
-    std::string from = format_string(tensor.format);
-    // A format that claims 4 dimensions over a shape that has not is ND (msaccucmp
-    // `_get_format_and_shape`).
-    if ((from == "HWCN" || from == "NCHW" || from == "NHWC") && device->shape.size() != 4)
-      from = "ND";
+    const AscendLayout layout = ascend_layout(tensor, *device);
+    const std::string& from = layout.format;
     const std::string& to = options_.target_format;
     std::vector<uint64_t> target = options_.target_shape;
     std::string target_axes = "NCHW";  // -s is N,C,H,W; original_shape is in the origin format
     if (target.empty() && tensor.has_original_shape) {
-      target = tensor.original_shape;
-      target_axes = tensor.original_op ? format_string(tensor.original_op->format) : "";
+      target = layout.original_shape;
+      target_axes = layout.original_format;
     }
 
     PlannedOutput out;
@@ -216,8 +208,7 @@ class Planner {
       if (!can_transform(from, to)) {
         problem = Error{fmt::format("cannot convert format {} to {}", from, to)};
       } else {
-        uint32_t groups = tensor.sub_format > 0 ? static_cast<uint32_t>(tensor.sub_format) : 1;
-        auto result = transform_layout(*device, from, to, target, groups, target_axes);
+        auto result = transform_layout(*device, from, to, target, layout.groups, target_axes);
         if (result) {
           out.owned = std::make_shared<std::vector<std::byte>>(std::move(result->data));
           out.view = TensorView{device->dtype, std::move(result->shape), Bytes(*out.owned)};

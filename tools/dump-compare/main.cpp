@@ -150,9 +150,14 @@ int main(int argc, char** argv) {
     }
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
-  if (!ranks.empty() && !msdt::dump::parse_id_list(ranks)) {
-    diagnostics.error(msdt::dump::parse_id_list(ranks).error().with_context("--rank"));
-    return msdt::kExitUsage;
+  std::optional<msdt::dump::IdList> rank_list;
+  if (!ranks.empty()) {
+    auto parsed = msdt::dump::parse_id_list(ranks);
+    if (!parsed) {
+      diagnostics.error(std::move(parsed.error()).with_context("--rank"));
+      return msdt::kExitUsage;
+    }
+    rank_list = std::move(*parsed);
   }
   if (!rename_file.empty()) {
     auto renames = cmp::read_rename_file(rename_file);
@@ -194,8 +199,8 @@ int main(int argc, char** argv) {
   }
 
   std::vector<size_t> wanted;
-  if (!ranks.empty()) {
-    wanted = cmp::rows_in_ranks(*pairing, *msdt::dump::parse_id_list(ranks));
+  if (rank_list) {
+    wanted = cmp::rows_in_ranks(*pairing, *rank_list);
     if (wanted.empty()) {
       diagnostics.error(msdt::Error(fmt::format("no tensor of rank {} in either dump", ranks)));
       return kExitInput;
