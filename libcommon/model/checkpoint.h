@@ -23,15 +23,10 @@
 #include <vector>
 
 #include "io/byte_reader.h"
+#include "model/content.h"
 #include "tensor/dtype.h"
 
 namespace msdt::model {
-
-// tensor_content of one Value: where its bytes lie in the file.
-struct Segment {
-  uint64_t offset = 0;
-  uint64_t length = 0;
-};
 
 enum class ParameterKind : uint8_t {
   Tensor,     // numeric elements (or an unknown tensor_type spelling, listed as found)
@@ -40,25 +35,6 @@ enum class ParameterKind : uint8_t {
   MapTensor,  // maptensor: keys, values and status, NumPy dtype names (spec §4.5)
 };
 std::string_view parameter_kind_name(ParameterKind kind);  // "tensor", "str", "random_op", "map"
-
-// One tensor's elements: a parameter's tensor, or one of a map parameter's three.
-struct Content {
-  std::string spelling;           // tensor_type as written: "Float32", "Uint8", "str", "int64"
-  std::optional<DType> dtype;     // nullopt for random_op and for spellings outside spec §5
-  std::vector<uint64_t> dims;     // as written (of the first slice); [0] for a string
-  std::vector<uint64_t> shape;    // as loaded: dims [0] is a scalar (spec §4.3); a map component's
-                                  // first axis summed over its slices
-  std::vector<Segment> segments;  // tensor_content of each slice, in file order
-  // What the dtype and shape need (dtype_bytes; Int4 two per byte, rounded up); nullopt when the
-  // dtype is unknown, for strings and random_op, or when the count overflows.
-  std::optional<uint64_t> expected_bytes;
-
-  uint64_t bytes() const;  // sum of the segments' lengths
-  // Elements of the shape (1 for a scalar); for a string its characters (bytes / 4).
-  uint64_t elements() const;
-  // bytes() matches expected_bytes (true when there is nothing to check).
-  bool consistent() const { return !expected_bytes || *expected_bytes == bytes(); }
-};
 
 struct Parameter {
   std::string name;  // Value.tag
@@ -115,33 +91,6 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options = {});
 // pieces: crc32(b, crc32(a)) == crc32(a + b).
 uint32_t crc32(Bytes data, uint32_t crc = 0);
 
-// A parameter's elements as a TensorView: into `file` when the parameter is one slice, into an
-// owned copy when it is several. Move-only: a copy would point into the other's buffer (a move
-// keeps the buffer where it is).
-class TensorData {
- public:
-  TensorData(TensorData&&) noexcept = default;
-  TensorData& operator=(TensorData&&) noexcept = default;
-  TensorData(const TensorData&) = delete;
-  TensorData& operator=(const TensorData&) = delete;
-
-  const TensorView& view() const { return view_; }
-  bool copied() const { return !owned_.empty(); }
-
- private:
-  friend Expected<TensorData> gather(Bytes, const Content&, DType, std::vector<uint64_t>);
-  TensorData() = default;
-  TensorView view_{DType::UInt8, {}, {}};
-  std::vector<std::byte> owned_;
-};
-
-// The elements of a numeric content (a Tensor parameter's `content`, or a map component). An
-// error when the dtype is unknown (random_op, unknown spellings, strings: see raw_data and
-// string_value), when the length does not match the shape, or when a segment lies outside `file`.
-Expected<TensorData> tensor_data(Bytes file, const Content& content);
-// Any content's bytes as they are, slices joined: a UInt8 view of shape [bytes] (random_op, an
-// unknown spelling, a string's UTF-32).
-Expected<TensorData> raw_data(Bytes file, const Content& content);
 // A string parameter's value, UTF-32LE decoded to UTF-8; an error names the byte offset of the
 // first invalid code point (a surrogate or above U+10FFFF) or a length that is not a multiple of
 // 4. A NUL ends the string, as NumPy's `U` type pads with NULs.

@@ -50,4 +50,10 @@ std::vector<std::byte> build_ckpt(const Node& ckpt);
 std::vector<std::byte> build_encrypted(const Node& encrypted);
 std::vector<std::byte> build_safetensors(const Node& safetensors);
 
+// "mindir": a MindIR model (mindir spec §3-§5): a `mind_ir` ModelProto (1.1+) or the ONNX-based
+// 0.7-1.0 one, with its weights inline or in external data files written beside it.
+std::vector<std::byte> build_mindir(const Node& mindir);
+// "ms_lite": a MindSpore Lite `.ms` FlatBuffers model (mindir spec §9).
+std::vector<std::byte> build_ms_lite(const Node& ms_lite);
+
 }  // namespace msdt::fixture

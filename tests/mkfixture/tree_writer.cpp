@@ -97,10 +97,10 @@ void make_socket(const fs::path& path) {
 }
 
 const std::initializer_list<std::string_view> kContentKeys = {
-    "npy",         "raw",  "ascend",      "overflow",   "text",           "lines",
-    "json",        "hex",  "dir",         "symlink",    "fifo",           "socket",
-    "count_lines", "ir",   "graph_proto", "summary",    "rdr_exec_order", "rdr_memory",
-    "rdr_tasks",   "ckpt", "encrypted",   "safetensors"};
+    "npy",         "raw",  "ascend",      "overflow",    "text",           "lines",
+    "json",        "hex",  "dir",         "symlink",     "fifo",           "socket",
+    "count_lines", "ir",   "graph_proto", "summary",     "rdr_exec_order", "rdr_memory",
+    "rdr_tasks",   "ckpt", "encrypted",   "safetensors", "mindir",         "ms_lite"};
 
 struct Deferred {  // permissions and times are applied last, so that they stick
   fs::path path;
@@ -123,7 +123,7 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
     entry.fail(
         "missing a content key (npy, raw, ascend, overflow, text, lines, json, hex, dir, symlink, "
         "fifo, socket, count_lines, ir, graph_proto, summary, rdr_exec_order, rdr_memory, "
-        "rdr_tasks, ckpt, encrypted, safetensors, empty)");
+        "rdr_tasks, ckpt, encrypted, safetensors, mindir, ms_lite, empty)");
   std::string key = content_key == nullptr ? "" : content_key;
 
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path());
@@ -171,6 +171,10 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       bytes = build_encrypted(entry.at(key));
     else if (key == "safetensors")
       bytes = build_safetensors(entry.at(key));
+    else if (key == "mindir")
+      bytes = build_mindir(entry.at(key));
+    else if (key == "ms_lite")
+      bytes = build_ms_lite(entry.at(key));
     else if (key == "ir" || key == "graph_proto") {
       const Node described = entry.at(key);
       json generated;  // "generate": the network the generator states, in place of the graphs
@@ -249,11 +253,11 @@ void apply_deferred(const std::vector<Deferred>& deferred) {
 }
 
 const std::initializer_list<std::string_view> kEntryKeys = {
-    "path",        "npy",  "raw",         "ascend",     "overflow",       "text",
-    "lines",       "json", "hex",         "dir",        "symlink",        "truncate_at",
-    "append_hex",  "mode", "mtime",       "empty",      "fifo",           "socket",
-    "count_lines", "ir",   "graph_proto", "summary",    "rdr_exec_order", "rdr_memory",
-    "rdr_tasks",   "ckpt", "encrypted",   "safetensors"};
+    "path",        "npy",  "raw",         "ascend",      "overflow",       "text",
+    "lines",       "json", "hex",         "dir",         "symlink",        "truncate_at",
+    "append_hex",  "mode", "mtime",       "empty",       "fifo",           "socket",
+    "count_lines", "ir",   "graph_proto", "summary",     "rdr_exec_order", "rdr_memory",
+    "rdr_tasks",   "ckpt", "encrypted",   "safetensors", "mindir",         "ms_lite"};
 
 }  // namespace
 
