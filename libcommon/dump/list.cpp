@@ -67,9 +67,6 @@ const char* const kRowFields[] = {"file",        "format",  "rank",    "net",   
 const char* const kRowColumns[] = {
     "rank", "net",   "graph",       "iteration", "op_type",       "op_name", "io",
     "slot", "dtype", "dtype_label", "shape",     "device_format", "bytes"};
-const char* const kStatFields[] = {"stats_source", "count",    "min",      "max",     "mean",
-                                   "std",          "abs_mean", "l2norm",   "nan",     "pos_inf",
-                                   "neg_inf",      "zero",     "negative", "positive"};
 
 template <class T>
 table::Cell cell(const std::optional<T>& value) {
@@ -78,12 +75,6 @@ table::Cell cell(const std::optional<T>& value) {
     return static_cast<double>(*value);
   else
     return static_cast<uint64_t>(*value);
-}
-
-// An exact integer statistic when there is one, else the double.
-table::Cell cell(const std::optional<ExactInteger>& exact, const std::optional<double>& value) {
-  if (exact) return std::visit([](auto v) { return table::Cell(v); }, *exact);
-  return cell(value);
 }
 
 // An empty string is an absent value.
@@ -98,8 +89,8 @@ table::Schema row_schema(bool stats) {
   std::vector<std::string> fields(std::begin(kRowFields), std::end(kRowFields));
   std::vector<std::string> columns(std::begin(kRowColumns), std::end(kRowColumns));
   if (stats) {
-    fields.insert(fields.end(), std::begin(kStatFields), std::end(kStatFields));
-    columns.insert(columns.end(), std::begin(kStatFields), std::end(kStatFields));
+    fields.insert(fields.end(), stat_fields().begin(), stat_fields().end());
+    columns.insert(columns.end(), stat_fields().begin(), stat_fields().end());
   }
   columns.push_back("file");
   return table::Schema(std::move(fields), columns);
@@ -128,13 +119,7 @@ table::Record row_record(const TensorRow& row, bool stats) {
                 : table::Cell(),
       cell(row.bytes)};
   if (stats) {
-    RowStats none;
-    const RowStats& s = row.stats ? *row.stats : none;
-    record.insert(
-        record.end(),
-        {cell(s.source), cell(s.count), cell(s.exact_min, s.min), cell(s.exact_max, s.max),
-         cell(s.mean), cell(s.std), cell(s.abs_mean), cell(s.l2norm), cell(s.nan), cell(s.pos_inf),
-         cell(s.neg_inf), cell(s.zero), cell(s.negative), cell(s.positive)});
+    append_stat_cells(record, row.stats ? &*row.stats : nullptr);
   }
   return record;
 }

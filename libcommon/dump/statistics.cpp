@@ -1,6 +1,45 @@
 #include "dump/statistics.h"
 
+#include <type_traits>
+#include <variant>
+
 namespace msdt::dump {
+
+namespace {
+
+template <class T>
+table::Cell cell(const std::optional<T>& value) {
+  if (!value) return {};
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<double>(*value);
+  else
+    return static_cast<uint64_t>(*value);
+}
+
+// An exact integer statistic when there is one, else the double.
+table::Cell cell(const std::optional<ExactInteger>& exact, const std::optional<double>& value) {
+  if (exact) return std::visit([](auto v) { return table::Cell(v); }, *exact);
+  return cell(value);
+}
+
+}  // namespace
+
+const std::vector<std::string>& stat_fields() {
+  static const std::vector<std::string> fields = {
+      "stats_source", "count", "min",     "max",     "mean", "std",      "abs_mean",
+      "l2norm",       "nan",   "pos_inf", "neg_inf", "zero", "negative", "positive"};
+  return fields;
+}
+
+void append_stat_cells(table::Record& record, const RowStats* stats) {
+  RowStats none;
+  const RowStats& s = stats ? *stats : none;
+  record.insert(record.end(),
+                {s.source.empty() ? table::Cell() : table::Cell(s.source), cell(s.count),
+                 cell(s.exact_min, s.min), cell(s.exact_max, s.max), cell(s.mean), cell(s.std),
+                 cell(s.abs_mean), cell(s.l2norm), cell(s.nan), cell(s.pos_inf), cell(s.neg_inf),
+                 cell(s.zero), cell(s.negative), cell(s.positive)});
+}
 
 RowStats stats_from_tensor(const TensorStats& stats) {
   RowStats row;

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dump/side_files.h"
+#include "table/sink.h"
 #include "tensor/stats.h"
 
 namespace msdt::dump {
@@ -25,5 +27,12 @@ struct RowStats {
 };
 RowStats stats_from_tensor(const TensorStats& stats);
 RowStats stats_from_statistic_row(const StatisticRow& row);
+
+// The statistics fields of every listing that shows them (dump-parse --stats, ckpt-inspect
+// --stats): stats_source, count, min, max, mean, std, abs_mean, l2norm, nan, pos_inf, neg_inf,
+// zero, negative, positive; and their cells for one row (all absent but the source when `stats`
+// is null). Integer extremes are printed exactly.
+const std::vector<std::string>& stat_fields();
+void append_stat_cells(table::Record& record, const RowStats* stats);
 
 }  // namespace msdt::dump

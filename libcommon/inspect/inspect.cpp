@@ -1,0 +1,499 @@
+#include "inspect/inspect.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <unordered_map>
+#include <utility>
+
+#include "compare/metrics.h"
+#include "dump/convert_internal.h"
+#include "dump/list.h"
+#include "dump/statistics.h"
+#include "inspect/model_file.h"
+#include "io/output_file.h"
+#include "io/parallel.h"
+#include "model/checkpoint.h"
+#include "summary/output.h"
+#include "tensor/stats.h"
+
+namespace msdt::inspect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Items read ahead of the one being written, per worker (bounded memory, ordered output).
+constexpr size_t kWindowPerWorker = 16;
+
+bool selected(const Selection& selection, const Item& item) {
+  return !selection.name || std::regex_search(item.name, *selection.name);
+}
+
+std::vector<const Item*> selected_items(const ModelFile& model, const Selection& selection) {
+  std::vector<const Item*> out;
+  for (const Item& item : model.items)
+    if (selected(selection, item)) out.push_back(&item);
+  return out;
+}
+
+// The dtype as the tools spell it ("float32"), else the file's own spelling.
+std::string dtype_text(const model::Content& c) {
+  return c.dtype ? std::string(dtype_name(*c.dtype)) : c.spelling;
+}
+
+table::Cell shape_cell(const std::vector<uint64_t>& shape) {
+  return table::Composite{dump::format_shape(shape), nlohmann::ordered_json(shape)};
+}
+
+table::Cell text_cell(const std::string& text) {
+  if (text.empty()) return {};
+  return text;
+}
+
+// Opens `path` and reports why it cannot be listed; nullopt then.
+std::optional<ModelFile> open_listable(const std::string& path, bool verify_crc,
+                                       Diagnostics& diagnostics) {
+  Expected<ModelFile> model = open_model(path, {.verify_crc = verify_crc});
+  if (!model) {
+    diagnostics.error(path, model.error());
+    return std::nullopt;
+  }
+  for (const Error& problem : model->problems) diagnostics.error(path, problem);
+  if (model->unlistable) {
+    diagnostics.error(path, *model->unlistable);
+    return std::nullopt;
+  }
+  return std::move(*model);
+}
+
+// Elements of an item whose dtype has element values (not strings, opaque bytes or graph
+// parameters without bytes).
+bool numeric(const Item& item) {
+  return item.has_bytes && item.content.dtype && item.kind != "str" && item.kind != "random_op";
+}
+
+// --- listing -------------------------------------------------------------------------------------
+
+const char* const kListFields[] = {"file",     "name",  "kind",   "dtype",   "type",  "shape",
+                                   "elements", "bytes", "offset", "storage", "source"};
+
+table::Schema list_schema(const ListOptions& options) {
+  std::vector<std::string> fields(std::begin(kListFields), std::end(kListFields));
+  std::vector<std::string> columns = {"name", "dtype", "shape", "elements", "bytes", "offset"};
+  if (options.show_file) columns.insert(columns.begin(), "file");
+  if (options.stats) {
+    fields.insert(fields.end(), dump::stat_fields().begin(), dump::stat_fields().end());
+    columns.insert(columns.end(), dump::stat_fields().begin() + 1, dump::stat_fields().end());
+  }
+  return table::Schema(std::move(fields), columns);
+}
+
+struct ListRow {
+  table::Record record;
+  std::optional<Error> error;
+};
+
+ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& options,
+                 unsigned stats_jobs) {
+  const model::Content& c = item.content;
+  std::optional<uint64_t> offset = item.offset;
+  if (!offset && !c.segments.empty()) offset = c.segments.front().offset;
+  ListRow row;
+  row.record = {model.path,
+                item.name,
+                item.kind,
+                dtype_text(c),
+                c.spelling,
+                shape_cell(c.shape),
+                c.elements(),
+                item.has_bytes ? table::Cell(c.bytes()) : table::Cell(),
+                offset ? table::Cell(*offset) : table::Cell(),
+                text_cell(item.storage),
+                text_cell(item.source)};
+  if (!options.stats) return row;
+  std::optional<dump::RowStats> stats;
+  if (numeric(item)) {
+    Expected<model::TensorData> data = model.data(item);
+    if (data) {
+      stats = dump::stats_from_tensor(compute_stats(data->view(), stats_jobs));
+      model.drop(item);
+    } else {
+      row.error = std::move(data).error().with_context(fmt::format("'{}'", item.name));
+    }
+  }
+  dump::append_stat_cells(row.record, stats ? &*stats : nullptr);
+  return row;
+}
+
+}  // namespace
+
+void list_models(const std::vector<std::string>& paths, const ListOptions& options,
+                 std::ostream& out, Diagnostics& diagnostics) {
+  const table::Schema schema = list_schema(options);
+  std::unique_ptr<table::Sink> sink = table::make_sink(options.format, schema, options.header, out);
+  for (const std::string& path : paths) {
+    std::optional<ModelFile> model = open_listable(path, options.verify_crc, diagnostics);
+    if (!model) continue;
+    std::vector<const Item*> items = selected_items(*model, options.selection);
+    // Few tensors share the workers inside each; many take one worker each.
+    const unsigned jobs = options.stats ? options.jobs : 1;
+    const unsigned stats_jobs = items.size() < jobs ? jobs : 1;
+    ordered_parallel<ListRow>(
+        items.size(), stats_jobs > 1 ? 1 : jobs, kWindowPerWorker * jobs,
+        [&](size_t i) { return list_row(*model, *items[i], options, stats_jobs); },
+        [&](size_t, ListRow row) {
+          if (row.error) diagnostics.error(path, *row.error);
+          sink->row(row.record);
+        });
+  }
+  sink->finish();
+}
+
+// --- info ----------------------------------------------------------------------------------------
+
+namespace {
+
+void flatten(const std::string& prefix, const nlohmann::ordered_json& value, std::ostream& out) {
+  if (value.is_object() && !value.empty()) {
+    for (const auto& [key, inner] : value.items())
+      flatten(prefix.empty() ? key : prefix + "." + key, inner, out);
+    return;
+  }
+  out << prefix << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
+}
+
+}  // namespace
+
+void describe_models(const std::vector<std::string>& paths, const InfoOptions& options,
+                     std::ostream& out, Diagnostics& diagnostics) {
+  bool first = true;
+  for (const std::string& path : paths) {
+    Expected<ModelFile> model = open_model(path, {.verify_crc = options.verify_crc});
+    if (!model) {
+      diagnostics.error(path, model.error());
+      continue;
+    }
+    for (const Error& problem : model->problems) diagnostics.error(path, problem);
+    nlohmann::ordered_json info;
+    info["file"] = path;
+    for (const auto& [key, value] : model->info.items()) info[key] = value;
+    if (!model->unlistable) {
+      uint64_t bytes = 0;
+      std::map<std::string, uint64_t> dtypes;
+      for (const Item& item : model->items) {
+        if (item.has_bytes) bytes += item.content.bytes();
+        ++dtypes[dtype_text(item.content)];
+      }
+      info["tensors"] = model->items.size();
+      info["total_bytes"] = bytes;
+      info["dtypes"] = dtypes;
+    }
+    info["problems"] = model->problems.size();
+    if (options.json) {
+      out << info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    } else {
+      if (!first) out << '\n';
+      flatten("", info, out);
+    }
+    first = false;
+  }
+}
+
+// --- diff ----------------------------------------------------------------------------------------
+
+namespace {
+
+const char* const kDiffFields[] = {"name",   "status",  "dtype",  "shape",  "elements", "l2",
+                                   "cosine", "max_abs", "rel_l2", "norm_a", "norm_b"};
+const char* const kDiffColumns[] = {"name", "status", "dtype",   "shape", "elements",
+                                    "l2",   "cosine", "max_abs", "rel_l2"};
+
+enum class Change : uint8_t { Same, Changed, OnlyA, OnlyB, Dtype, Shape };
+const char* change_name(Change s) {
+  static const char* const kNames[] = {"same", "changed", "only_a", "only_b", "dtype", "shape"};
+  return kNames[static_cast<size_t>(s)];
+}
+
+struct DiffRow {
+  std::string name;
+  Change status = Change::Same;
+  std::string dtype;
+  table::Cell shape;
+  std::optional<uint64_t> elements;
+  std::optional<double> l2, cosine, max_abs, rel_l2, norm_a, norm_b;
+  std::optional<Error> error;  // a side's bytes could not be read (which side in the message)
+
+  bool differs() const { return !error && status != Change::Same; }
+  table::Record record() const {
+    auto number = [](const std::optional<double>& v) {
+      return v ? table::Cell(*v) : table::Cell();
+    };
+    return {name,
+            change_name(status),
+            dtype,
+            shape,
+            elements ? table::Cell(*elements) : table::Cell(),
+            number(l2),
+            number(cosine),
+            number(max_abs),
+            number(rel_l2),
+            number(norm_a),
+            number(norm_b)};
+  }
+};
+
+// Bytes equal, for contents without element values (strings, opaque random_op states).
+Expected<bool> same_bytes(const ModelFile& a, const Item& ia, const ModelFile& b, const Item& ib) {
+  MSDT_TRY(model::TensorData da, a.data(ia));
+  MSDT_TRY(model::TensorData db, b.data(ib));
+  const Bytes x = da.view().data, y = db.view().data;
+  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());
+}
+
+DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const Item& ib,
+                  const DiffOptions& options) {
+  DiffRow row;
+  row.name = ia.name;
+  const std::string da = dtype_text(ia.content), db = dtype_text(ib.content);
+  row.dtype = da == db ? da : da + "->" + db;
+  row.shape = ia.content.shape == ib.content.shape
+                  ? shape_cell(ia.content.shape)
+                  : table::Cell(dump::format_shape(ia.content.shape) + "->" +
+                                dump::format_shape(ib.content.shape));
+  if (da != db || ia.kind != ib.kind) {
+    row.status = Change::Dtype;
+    return row;
+  }
+  if (ia.content.shape != ib.content.shape) {
+    row.status = Change::Shape;
+    return row;
+  }
+  row.elements = ia.content.elements();
+  if (!ia.has_bytes || !ib.has_bytes) return row;  // graph parameters: nothing more to compare
+  if (!numeric(ia) || !numeric(ib)) {
+    Expected<bool> same = same_bytes(a, ia, b, ib);
+    if (!same)
+      row.error = std::move(same).error();
+    else if (!*same)
+      row.status = Change::Changed;
+    return row;
+  }
+  Expected<model::TensorData> xa = a.data(ia);
+  if (!xa) {
+    row.error = std::move(xa).error().with_context("A");
+    return row;
+  }
+  Expected<model::TensorData> xb = b.data(ib);
+  if (!xb) {
+    row.error = std::move(xb).error().with_context("B");
+    return row;
+  }
+  compare::MetricOptions metric_options;
+  metric_options.nan = compare::NanPolicy::SamePositions;
+  metric_options.algorithms = compare::Algorithms();  // msprobe's metrics and the statistics only
+  Expected<compare::PairMetrics> metrics =
+      compare::compare_tensors(xa->view(), xb->view(), metric_options);
+  a.drop(ia);
+  b.drop(ib);
+  if (!metrics) {
+    row.error = std::move(metrics).error();
+    return row;
+  }
+  const compare::PairMetrics& m = *metrics;
+  if (m.pair_reason == compare::Reason::Empty) return row;
+  row.norm_a = m.my.l2norm;
+  row.norm_b = m.golden.l2norm;
+  row.l2 = m.euc_dist.value;
+  row.max_abs = m.mp_max_abs_err.value;
+  const double na = m.my.l2norm.value_or(0), nb = m.golden.l2norm.value_or(0);
+  // msprobe's checkpoint compare takes l2 and cosine of any tensor; the dump metrics leave them
+  // out for one element (a "scalar" or "length 1"), where they are |a - b| and the sign of ab.
+  if (!row.l2 && m.compared == 1 && row.max_abs) row.l2 = row.max_abs;
+  std::optional<double> cosine = m.mp_cosine.value;
+  if (!cosine && m.compared == 1 && m.my.mean && m.golden.mean)
+    cosine = *m.my.mean * *m.golden.mean > 0 ? 1.0 : -1.0;
+  // msprobe's checkpoint cosine: 1 when both norms are 0, none when exactly one is; identical
+  // tensors are 1 exactly, not 1 - 1 ulp of the division.
+  if ((na == 0 && nb == 0) || (row.l2 && *row.l2 == 0 && na != 0))
+    row.cosine = 1.0;
+  else if (na != 0 && nb != 0)
+    row.cosine = cosine;
+  if (row.l2) {
+    if (na > 0)
+      row.rel_l2 = *row.l2 / na;
+    else if (*row.l2 == 0)
+      row.rel_l2 = 0.0;
+  }
+  // Differing NaN/Inf positions leave no metric: that is a change too.
+  if (!row.max_abs || !(*row.max_abs <= options.tolerance)) row.status = Change::Changed;
+  return row;
+}
+
+}  // namespace
+
+int diff_models(const std::string& path_a, const std::string& path_b, const DiffOptions& options,
+                std::ostream& out, Diagnostics& diagnostics) {
+  std::optional<ModelFile> a = open_listable(path_a, false, diagnostics);
+  std::optional<ModelFile> b = open_listable(path_b, false, diagnostics);
+  if (!a || !b) return kExitDiffUnreadable;
+  bool unreadable = diagnostics.error_count() > 0;  // damage in a file: its good part is compared
+
+  std::vector<const Item*> items_a = selected_items(*a, options.selection);
+  std::vector<const Item*> items_b = selected_items(*b, options.selection);
+  std::unordered_map<std::string_view, const Item*> by_name_b;
+  for (const Item* item : items_b) by_name_b.emplace(item->name, item);
+  std::unordered_map<std::string_view, const Item*> by_name_a;
+  for (const Item* item : items_a) by_name_a.emplace(item->name, item);
+
+  struct Task {
+    const Item* a = nullptr;
+    const Item* b = nullptr;
+  };
+  std::vector<Task> tasks;
+  for (const Item* item : items_a) {
+    auto it = by_name_b.find(item->name);
+    tasks.push_back({item, it == by_name_b.end() ? nullptr : it->second});
+  }
+  for (const Item* item : items_b)
+    if (!by_name_a.contains(item->name)) tasks.push_back({nullptr, item});
+
+  const table::Schema schema(
+      std::vector<std::string>(std::begin(kDiffFields), std::end(kDiffFields)),
+      std::vector<std::string>(std::begin(kDiffColumns), std::end(kDiffColumns)));
+  std::unique_ptr<table::Sink> sink = table::make_sink(options.format, schema, options.header, out);
+  bool differs = false;
+  std::vector<DiffRow> held;  // --top
+  ordered_parallel<DiffRow>(
+      tasks.size(), options.jobs, kWindowPerWorker * options.jobs,
+      [&](size_t i) {
+        const Task& t = tasks[i];
+        if (t.a && t.b) return diff_pair(*a, *t.a, *b, *t.b, options);
+        const Item& only = t.a ? *t.a : *t.b;
+        DiffRow row;
+        row.name = only.name;
+        row.status = t.a ? Change::OnlyA : Change::OnlyB;
+        row.dtype = dtype_text(only.content);
+        row.shape = shape_cell(only.content.shape);
+        row.elements = only.content.elements();
+        return row;
+      },
+      [&](size_t, DiffRow row) {
+        if (row.error) {
+          diagnostics.error(fmt::format("{} / {}", path_a, path_b),
+                            std::move(*row.error).with_context(fmt::format("'{}'", row.name)));
+          unreadable = true;
+        }
+        differs = differs || row.differs();
+        if (options.top)
+          held.push_back(std::move(row));
+        else
+          sink->row(row.record());
+      });
+  if (options.top) {
+    // Structural rows first, in file order; then the changes, largest l2 first (no l2: first).
+    auto rank = [](const DiffRow& r) {
+      return r.status == Change::Same || r.status == Change::Changed ? 1 : 0;
+    };
+    std::stable_sort(held.begin(), held.end(), [&](const DiffRow& x, const DiffRow& y) {
+      if (rank(x) != rank(y)) return rank(x) < rank(y);
+      if (rank(x) == 0) return false;
+      const double lx = x.l2.value_or(INFINITY), ly = y.l2.value_or(INFINITY);
+      return lx > ly;
+    });
+    uint64_t numeric_rows = 0;
+    for (const DiffRow& row : held) {
+      if (rank(row) == 1 && numeric_rows++ >= *options.top) break;
+      sink->row(row.record());
+    }
+  }
+  sink->finish();
+  if (unreadable) return kExitDiffUnreadable;
+  return differs ? kExitDiffers : kExitOk;
+}
+
+// --- export --------------------------------------------------------------------------------------
+
+namespace {
+
+Status write_item(const ModelFile& model, const Item& item, const OpenDirectory& directory,
+                  const ExportOptions& options, bool& output_failed) {
+  const std::string base = summary::quote_tag(item.name);
+  if (item.kind == "str") {
+    // Strings are .ckpt parameters only: UTF-32 in the checkpoint, UTF-8 text out.
+    MSDT_TRY(std::string text, model::string_value(model.file().bytes(), item.content));
+    MSDT_TRY(AtomicFile file, AtomicFile::create(directory, base + ".txt"));
+    if (Status s = file.write(text + "\n")) return output_failed = true, s;
+    if (Status s = file.commit()) return output_failed = true, s;
+    return std::nullopt;
+  }
+  MSDT_TRY(model::TensorData data, model.data(item));
+  const bool npy = numeric(item);
+  Expected<AtomicFile> created = AtomicFile::create(directory, base + (npy ? ".npy" : ".bin"));
+  if (!created) return output_failed = true, created.error();
+  AtomicFile& file = *created;
+  const bool in_file = item.source.empty() && !data.copied();
+  dump::FileSink sink(file, in_file ? model.file().fd() : -1,
+                      in_file ? model.file().bytes().data() : nullptr);
+  dump::PlannedOutput planned;
+  planned.kind = npy ? dump::PlannedOutput::Kind::Npy : dump::PlannedOutput::Kind::Raw;
+  planned.view = data.view();
+  Status status = dump::write_output(planned, options.bf16, model.file().bytes(), sink);
+  if (!status) status = file.commit();
+  if (status && sink.output_failed()) output_failed = true;
+  model.drop(item);
+  return status;
+}
+
+}  // namespace
+
+void export_npy(const std::string& path, const std::string& directory, const ExportOptions& options,
+                Diagnostics& diagnostics) {
+  std::optional<ModelFile> model = open_listable(path, false, diagnostics);
+  if (!model) return;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  Expected<OpenDirectory> dir = OpenDirectory::open(directory);
+  if (!dir) {
+    diagnostics.output_error(directory, dir.error());
+    return;
+  }
+  std::vector<const Item*> items;
+  for (const Item* item : selected_items(*model, options.selection))
+    if (item->has_bytes) items.push_back(item);
+  if (items.empty() && !model->items.empty())
+    diagnostics.warning(path, Error("no tensor bytes to export"));
+  struct Outcome {
+    Status status;
+    bool output_failed = false;
+  };
+  ordered_parallel<Outcome>(
+      items.size(), options.jobs, kWindowPerWorker * options.jobs,
+      [&](size_t i) {
+        Outcome outcome;
+        outcome.status = write_item(*model, *items[i], *dir, options, outcome.output_failed);
+        return outcome;
+      },
+      [&](size_t i, Outcome outcome) {
+        if (!outcome.status) return;
+        Error error = std::move(*outcome.status).with_context(fmt::format("'{}'", items[i]->name));
+        if (outcome.output_failed)
+          diagnostics.output_error(directory, error);
+        else
+          diagnostics.error(path, error);
+      });
+}
+
+void export_safetensors(const std::string& path, const std::string& output,
+                        const Selection& selection, Diagnostics& diagnostics) {
+  (void)path;
+  (void)output;
+  (void)selection;
+  diagnostics.error(Error("--to-safetensors: not written yet"));
+}
+
+}  // namespace msdt::inspect

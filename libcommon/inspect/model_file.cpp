@@ -1,0 +1,164 @@
+#include "inspect/model_file.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "io/report.h"
+#include "ir/load.h"
+#include "ir/report.h"
+#include "ir/type_spec.h"
+#include "model/checkpoint.h"
+
+namespace msdt::inspect {
+
+struct ModelFile::Format {
+  std::filesystem::path folder;  // where external data files are looked up
+  mutable std::mutex mutex;
+  mutable std::map<std::string, std::shared_ptr<Expected<MappedFile>>> external;
+
+  // The external file `relative`, mapped once.
+  std::shared_ptr<Expected<MappedFile>> map(const std::string& relative) const {
+    std::lock_guard lock(mutex);
+    auto& slot = external[relative];
+    if (!slot) slot = std::make_shared<Expected<MappedFile>>(MappedFile::open(folder / relative));
+    return slot;
+  }
+};
+
+namespace {
+
+nlohmann::ordered_json crc_json(const model::CrcCheck& crc) {
+  nlohmann::ordered_json out;
+  out["status"] = std::string(model::crc_status_name(crc.status));
+  if (crc.status != model::CrcStatus::Absent) out["stored"] = fmt::format("{:#010x}", crc.stored);
+  if (crc.status == model::CrcStatus::Ok || crc.status == model::CrcStatus::Mismatch)
+    out["computed"] = fmt::format("{:#010x}", crc.computed);
+  return out;
+}
+
+void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
+  model::Checkpoint ckpt = model::read_checkpoint(bytes, {.verify_crc = options.verify_crc});
+  for (model::Parameter& p : ckpt.parameters) {
+    if (p.kind == model::ParameterKind::MapTensor) {
+      static const char* const kPart[] = {"keys", "values", "status"};
+      for (size_t i = 0; i < p.map.size(); ++i) {
+        Item& item = out.items.emplace_back();
+        item.name = p.name + "." + kPart[i];
+        item.kind = "map";
+        item.content = std::move(p.map[i]);
+        item.offset = p.offset();
+      }
+      continue;
+    }
+    Item& item = out.items.emplace_back();
+    item.name = std::move(p.name);
+    item.kind = std::string(model::parameter_kind_name(p.kind));
+    item.content = std::move(p.content);
+    item.offset = p.offset();
+  }
+  out.info["parameters"] = ckpt.parameters.size();
+  out.info["values"] = ckpt.values;
+  out.info["crc"] = crc_json(ckpt.crc);
+  if (ckpt.crc.status == model::CrcStatus::Mismatch)
+    ckpt.problems.push_back(Error::at_offset(ckpt.body_size, ckpt.crc.describe()));
+  out.problems = std::move(ckpt.problems);
+}
+
+void read_graph_meta(ModelFile& out, Bytes bytes) {
+  ir::Loaded loaded = ir::load_graph(bytes);
+  if (!loaded.module) {
+    out.problems.push_back(loaded.module.error());
+    return;
+  }
+  const ir::Module& module = *loaded.module;
+  for (const ir::Parameter& p : module.params) {
+    ir::TypeSpec type = ir::parse_type_spec(p.type);
+    Item item;
+    item.name = p.name;
+    item.kind = "parameter";
+    item.has_bytes = false;
+    item.content.spelling = type.dtype.empty() ? p.type : type.dtype;
+    item.content.dtype = parse_dtype_label(type.dtype);
+    if (type.shape)
+      for (int64_t d : *type.shape) item.content.shape.push_back(d < 0 ? 0 : uint64_t(d));
+    item.content.dims = item.content.shape;
+    out.items.push_back(std::move(item));
+  }
+  ir::Counts counts = ir::count_nodes(module, 0);
+  out.info["graphs"] = counts.graphs;
+  out.info["parameters"] = counts.parameters;
+  out.info["nodes"] = counts.nodes;
+  for (const Error& w : module.warnings) out.problems.push_back(w);
+}
+
+}  // namespace
+
+Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options) {
+  ModelFile out;
+  out.path = path;
+  MSDT_TRY(MappedFile mapped, path == "-" ? MappedFile::read_stdin() : MappedFile::open(path));
+  out.file_ = std::make_shared<MappedFile>(std::move(mapped));
+  auto format = std::make_shared<ModelFile::Format>();
+  format->folder =
+      path == "-" ? std::filesystem::path(".") : std::filesystem::path(path).parent_path();
+  out.format_ = format;
+  const Bytes bytes = out.file_->bytes();
+  out.sniff = model::sniff(bytes);
+  out.info["kind"] = std::string(model::file_kind_name(out.sniff.kind));
+  out.info["description"] = out.sniff.description;
+  out.info["file_size"] = bytes.size();
+  switch (out.sniff.kind) {
+    case model::FileKind::Checkpoint:
+    case model::FileKind::CheckpointWithCrc:
+      read_checkpoint_file(out, bytes, options);
+      break;
+    case model::FileKind::GraphMeta:
+      read_graph_meta(out, bytes);
+      break;
+    case model::FileKind::Encrypted:
+      out.info["cipher"] = std::string(model::cipher_mode_name(out.sniff.cipher));
+      out.info["layout"] = out.sniff.layout == model::CipherLayout::Current ? "1.7+"
+                           : out.sniff.layout == model::CipherLayout::Old   ? "1.3-1.6"
+                                                                            : "unverified";
+      out.unlistable = Error(
+          fmt::format("{}: its parameters cannot be read without the key", out.sniff.description));
+      break;
+    case model::FileKind::Safetensors:
+    case model::FileKind::MindIR:
+    case model::FileKind::MindIRLegacy:
+    case model::FileKind::MsLite:
+      out.unlistable = Error(fmt::format("{}: not supported yet", out.sniff.description));
+      break;
+    case model::FileKind::Unknown:
+      return model::not_a_checkpoint(out.sniff);
+  }
+  return out;
+}
+
+Expected<model::TensorData> ModelFile::data(const Item& item) const {
+  if (!item.has_bytes)
+    return Error(fmt::format("'{}' has no bytes in this file (a {})", item.name, item.kind));
+  Bytes bytes = file_->bytes();
+  std::shared_ptr<Expected<MappedFile>> external;
+  if (!item.source.empty()) {
+    external = format_->map(item.source);
+    if (!*external)
+      return Error(fmt::format("external data '{}': {}", printable_path(item.source),
+                               external->error().message));
+    bytes = (**external).bytes();
+  }
+  if (item.kind == "str" || item.kind == "random_op" || !item.content.dtype)
+    return model::raw_data(bytes, item.content);
+  return model::tensor_data(bytes, item.content);
+}
+
+void ModelFile::drop(const Item& item) const {
+  if (!item.source.empty()) return;
+  for (const model::Segment& s : item.content.segments) file_->drop_pages(s.offset, s.length);
+}
+
+}  // namespace msdt::inspect

@@ -1,0 +1,72 @@
+// One model file opened for ckpt-inspect, whatever its format: mapped, recognised by content
+// (model/sniff.h), read by its format's reader, and seen as one list of tensors (Item) with the
+// format's own facts for --info. Formats: `.ckpt` (model/checkpoint.h), safetensors
+// (model/safetensors.h), MindIR (model/mindir.h), MindSpore Lite `.ms` (model/ms_lite.h) and the
+// `-graph.meta` graph (ir/load.h: its parameters are listed without bytes).
+//
+// Nothing here reads tensor bytes: item_data gives one item's elements when a mode needs them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/error.h"
+#include "io/mapped_file.h"
+#include "model/content.h"
+#include "model/sniff.h"
+
+namespace msdt::inspect {
+
+// One listed tensor.
+struct Item {
+  std::string name;  // a map parameter's components are "<name>.keys", ".values", ".status"
+  // "tensor", "str" (a string parameter), "random_op" (opaque RNG state), "map" (a map
+  // parameter's component), "weight" (a MindIR or .ms tensor), "parameter" (-graph.meta: a graph
+  // parameter, no bytes in the file).
+  std::string kind;
+  model::Content content;
+  std::string storage;  // MindIR: "raw_data", "external", "float_data", ...; empty otherwise
+  std::string source;   // the external data file (relative to the model's folder), if any
+  std::optional<uint64_t> offset;  // where the entry starts in the file (.ckpt: its first Value)
+  bool has_bytes = true;           // false for -graph.meta parameters
+};
+
+struct OpenOptions {
+  bool verify_crc = false;  // .ckpt and safetensors crc_num (reads the whole file)
+};
+
+class ModelFile {
+ public:
+  std::string path;  // as given
+  model::Sniff sniff;
+  std::vector<Item> items;
+  // --info facts in order (kind, version fields, counts, CRC, MindIR header, ...): JSON values.
+  nlohmann::ordered_json info = nlohmann::ordered_json::object();
+  // Why the tensors cannot be listed at all (an encrypted file: the key is needed); --info still
+  // describes the file.
+  std::optional<Error> unlistable;
+  // Damage the reader found (each with its offset); what came before it is listed.
+  std::vector<Error> problems;
+
+  const MappedFile& file() const { return *file_; }
+  // The elements of `item`: a view into the mapped file or an external data file, or a copy.
+  Expected<model::TensorData> data(const Item& item) const;
+  // Gives back the pages of `item`'s bytes once a one-pass reader is done with them.
+  void drop(const Item& item) const;
+
+ private:
+  friend Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options);
+  std::shared_ptr<MappedFile> file_;
+  struct Format;  // the reader's own result, for item_data
+  std::shared_ptr<const Format> format_;
+};
+
+// Opens and reads `path` ("-" is standard input). An error only when the file cannot be read at
+// all or is not a model file ("not a checkpoint: looks like ...").
+Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options = {});
+
+}  // namespace msdt::inspect

@@ -1,0 +1,128 @@
+// ckpt-inspect: list, describe, compare and export MindSpore checkpoints and models.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "inspect/inspect.h"
+#include "io/cli.h"
+#include "io/parallel.h"
+#include "io/regex.h"
+#include "io/report.h"
+#include "io/stdout.h"
+
+int main(int argc, char** argv) {
+  msdt::use_line_stdout();
+  CLI::App app{"list, compare and export MindSpore checkpoints and models without MindSpore",
+               "ckpt-inspect"};
+  app.set_version_flag("--version", "ckpt-inspect (msdt) " MSDT_VERSION);
+
+  std::vector<std::string> files;
+  bool csv = false, json = false, no_header = false, stats = false, info = false, diff = false,
+       verify_crc = false;
+  std::string name_regex, export_dir, safetensors_out, bf16 = "float32";
+  std::optional<uint64_t> top;
+  double tolerance = 0;
+  std::optional<long long> jobs;
+
+  app.add_option("files", files,
+                 "checkpoints or models (.ckpt, .safetensors, .mindir, .ms, "
+                 "-graph.meta); - reads standard input");
+  auto* csv_flag = app.add_flag("--csv", csv, "CSV (RFC 4180) with a header line");
+  auto* json_flag = app.add_flag("--json", json, "JSON Lines (--info: one object per file)");
+  auto* no_header_flag =
+      app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
+  auto* stats_flag =
+      app.add_flag("--stats", stats, "add count, min, max, mean, std, ... per tensor");
+  auto* name_option =
+      app.add_option("--name", name_regex, "only tensors whose name matches this ECMAScript regex");
+  auto* crc_flag = app.add_flag("--verify-crc", verify_crc,
+                                "check the crc_num of a .ckpt or safetensors file (reads it all)");
+  auto* info_flag = app.add_flag("--info", info, "describe each file: kind, versions, counts, CRC");
+  auto* diff_flag =
+      app.add_flag("--diff", diff, "compare two checkpoints A B parameter by parameter");
+  auto* top_option =
+      app.add_option("--top", top, "--diff: only the N largest changes (by l2)")->needs(diff_flag);
+  auto* tolerance_option =
+      app.add_option("--tolerance", tolerance,
+                     "--diff: a parameter differs when max |a-b| exceeds this (default 0)")
+          ->check(CLI::NonNegativeNumber)
+          ->needs(diff_flag);
+  auto* export_option = app.add_option("--export", export_dir, "write each tensor as DIR/NAME.npy");
+  auto* bf16_option =
+      app.add_option("--bf16", bf16, "--export: bfloat16 as float32 (default) or raw")
+          ->check(CLI::IsMember({"float32", "raw"}))
+          ->needs(export_option);
+  auto* safetensors_option = app.add_option("--to-safetensors", safetensors_out,
+                                            "write the tensors as one safetensors file");
+  auto* jobs_option = app.add_option("-j,--jobs", jobs, "parallel workers (default: all cores)");
+  csv_flag->excludes(json_flag);
+  // One mode at a time; options that shape another mode's output are refused, not ignored.
+  std::vector<CLI::Option*> modes = {info_flag, diff_flag, export_option, safetensors_option};
+  for (size_t i = 0; i < modes.size(); ++i)
+    for (size_t j = i + 1; j < modes.size(); ++j) modes[i]->excludes(modes[j]);
+  for (CLI::Option* mode : {info_flag, export_option, safetensors_option})
+    mode->excludes(csv_flag)->excludes(no_header_flag);
+  for (CLI::Option* mode : {info_flag, diff_flag, export_option, safetensors_option})
+    mode->excludes(stats_flag);
+  for (CLI::Option* mode : {export_option, safetensors_option}) mode->excludes(json_flag);
+  for (CLI::Option* mode : {diff_flag, export_option, safetensors_option}) mode->excludes(crc_flag);
+  for (CLI::Option* mode : {info_flag, safetensors_option}) mode->excludes(jobs_option);
+  info_flag->excludes(name_option);
+  (void)top_option, (void)tolerance_option, (void)bf16_option;
+
+  msdt::Diagnostics diagnostics("ckpt-inspect");
+  std::optional<std::regex> regex;
+  auto checks = [&] {
+    if (files.empty()) throw CLI::RequiredError("FILE");
+    if (diff && files.size() != 2)
+      throw CLI::ValidationError("--diff", fmt::format("takes two files, {} given", files.size()));
+    if ((!export_dir.empty() || !safetensors_out.empty()) && files.size() != 1)
+      throw CLI::ValidationError(export_dir.empty() ? "--to-safetensors" : "--export",
+                                 fmt::format("takes one file, {} given", files.size()));
+    if (!name_regex.empty()) {
+      auto compiled = msdt::compile_user_regex(name_regex);
+      if (!compiled) throw CLI::ValidationError("--name", compiled.error().describe());
+      regex = std::move(*compiled);
+    }
+  };
+  if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
+
+  const msdt::inspect::Selection selection{regex};
+  const unsigned workers = msdt::resolve_jobs(jobs);
+  if (info) {
+    msdt::inspect::describe_models(files, {.json = json, .verify_crc = verify_crc}, std::cout,
+                                   diagnostics);
+  } else if (diff) {
+    const int status = msdt::inspect::diff_models(files[0], files[1],
+                                                  {.format = msdt::table::choose_format(csv, json),
+                                                   .header = !no_header,
+                                                   .selection = selection,
+                                                   .top = top,
+                                                   .tolerance = tolerance,
+                                                   .jobs = workers},
+                                                  std::cout, diagnostics);
+    const int output = msdt::finish_stdout(diagnostics);
+    return output == msdt::kExitOutput ? output : status;
+  } else if (!export_dir.empty()) {
+    msdt::inspect::export_npy(
+        files[0], export_dir,
+        {.bf16 = bf16 == "raw" ? msdt::Bf16Mode::Raw : msdt::Bf16Mode::Float32,
+         .selection = selection,
+         .jobs = workers},
+        diagnostics);
+  } else if (!safetensors_out.empty()) {
+    msdt::inspect::export_safetensors(files[0], safetensors_out, selection, diagnostics);
+  } else {
+    msdt::inspect::list_models(files,
+                               {.format = msdt::table::choose_format(csv, json),
+                                .header = !no_header,
+                                .stats = stats,
+                                .verify_crc = verify_crc,
+                                .show_file = files.size() > 1,
+                                .selection = selection,
+                                .jobs = workers},
+                               std::cout, diagnostics);
+  }
+  return msdt::finish_stdout(diagnostics);
+}
