@@ -13,7 +13,7 @@
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
 set -uo pipefail
 
-tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat rdr-inspect dump-compare)
+tools=(dump-parse dump-convert watch-check ir-to-dot summary-cat rdr-inspect dump-compare ckpt-inspect)
 failures=0
 
 fail() {
@@ -102,7 +102,7 @@ check_bash_complete() {
     local p=$src/completions/bash/dump-parse c=$src/completions/bash/dump-convert mode
     local w=$src/completions/bash/watch-check i=$src/completions/bash/ir-to-dot
     local s=$src/completions/bash/summary-cat r=$src/completions/bash/rdr-inspect
-    local d=$src/completions/bash/dump-compare
+    local d=$src/completions/bash/dump-compare k=$src/completions/bash/ckpt-inspect
     for mode in "${modes[@]}"; do
         expect_completion "$mode" "$p" _dump_parse "dump-parse --s" "--show --stats --summary"
         expect_completion "$mode" "$p" _dump_parse "dump-parse --no" "--no-header"
@@ -189,6 +189,18 @@ check_bash_complete() {
         expect_completion "$mode" "$d" _dump_compare "dump-compare -o " "loss.png out rank_0 run.log watch.json"
         expect_completion "$mode" "$d" _dump_compare "dump-compare --plot " "loss.png out rank_0"
         expect_completion "$mode" "$d" _dump_compare "dump-compare --detail x --png=l" "loss.png"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --bf16 " "float32 raw"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --bf16=r" "raw"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --t" "--to-safetensors --tolerance --top"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --no" "--no-header"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --name " ""
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --top " ""
+        # Inputs: any file (recognised by content); --export: a directory; --to-safetensors: any
+        # path (the file to write).
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect r" "rank_0 run.log"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --diff run.log r" "rank_0 run.log"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --export " "out rank_0"
+        expect_completion "$mode" "$k" _ckpt_inspect "ckpt-inspect --to-safetensors r" "rank_0 run.log"
     done
     finish
 }
@@ -247,6 +259,9 @@ check_fish_complete() {
     expect_fish "$src" dump-compare "dump-compare --tensor " "input:0 output:0"
     expect_fish "$src" dump-compare "dump-compare --threshold MaxAbs" "MaxAbsErr= MaxAbsoluteError="
     expect_fish "$src" dump-compare "dump-compare --max-" "--max-elements --max-line"
+    expect_fish "$src" ckpt-inspect "ckpt-inspect --bf16 " "float32 raw"
+    expect_fish "$src" ckpt-inspect "ckpt-inspect --t" "--to-safetensors --tolerance --top"
+    expect_fish "$src" ckpt-inspect "ckpt-inspect --no" "--no-header"
     finish
 }
 
