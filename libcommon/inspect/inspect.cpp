@@ -19,6 +19,7 @@
 #include "io/parallel.h"
 #include "model/checkpoint.h"
 #include "summary/output.h"
+#include "table/format.h"
 #include "tensor/stats.h"
 
 namespace msdt::inspect {
@@ -156,19 +157,6 @@ void list_models(const std::vector<std::string>& paths, const ListOptions& optio
 
 // --- info ----------------------------------------------------------------------------------------
 
-namespace {
-
-void flatten(const std::string& prefix, const nlohmann::ordered_json& value, std::ostream& out) {
-  if (value.is_object() && !value.empty()) {
-    for (const auto& [key, inner] : value.items())
-      flatten(prefix.empty() ? key : prefix + "." + key, inner, out);
-    return;
-  }
-  out << prefix << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
-}
-
-}  // namespace
-
 void describe_models(const std::vector<std::string>& paths, const InfoOptions& options,
                      std::ostream& out, Diagnostics& diagnostics) {
   bool first = true;
@@ -195,10 +183,10 @@ void describe_models(const std::vector<std::string>& paths, const InfoOptions& o
     }
     info["problems"] = model->problems.size();
     if (options.json) {
-      out << info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      out << table::to_json_text(info, -1) << '\n';
     } else {
       if (!first) out << '\n';
-      flatten("", info, out);
+      out << table::to_indented_text(info, 0);
     }
     first = false;
   }
@@ -208,8 +196,9 @@ void describe_models(const std::vector<std::string>& paths, const InfoOptions& o
 
 namespace {
 
-const char* const kDiffFields[] = {"name",   "status",  "dtype",  "shape",  "elements", "l2",
-                                   "cosine", "max_abs", "rel_l2", "norm_a", "norm_b"};
+const char* const kDiffFields[] = {"name",   "status",  "dtype",   "shape",  "elements",
+                                   "l2",     "cosine",  "max_abs", "rel_l2", "norm_a",
+                                   "norm_b", "dtype_b", "shape_b"};
 const char* const kDiffColumns[] = {"name", "status", "dtype",   "shape", "elements",
                                     "l2",   "cosine", "max_abs", "rel_l2"};
 
@@ -222,8 +211,8 @@ const char* change_name(Change s) {
 struct DiffRow {
   std::string name;
   Change status = Change::Same;
-  std::string dtype;
-  table::Cell shape;
+  table::Cell dtype, shape;      // A's; "a->b" in the table formats when B's differs
+  table::Cell dtype_b, shape_b;  // B's, when they differ from A's
   std::optional<uint64_t> elements;
   std::optional<double> l2, cosine, max_abs, rel_l2, norm_a, norm_b;
   std::optional<Error> error;  // a side's bytes could not be read (which side in the message)
@@ -243,7 +232,9 @@ struct DiffRow {
             number(max_abs),
             number(rel_l2),
             number(norm_a),
-            number(norm_b)};
+            number(norm_b),
+            dtype_b,
+            shape_b};
   }
 };
 
@@ -260,11 +251,18 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
   DiffRow row;
   row.name = ia.name;
   const std::string da = dtype_text(ia.content), db = dtype_text(ib.content);
-  row.dtype = da == db ? da : da + "->" + db;
-  row.shape = ia.content.shape == ib.content.shape
-                  ? shape_cell(ia.content.shape)
-                  : table::Cell(dump::format_shape(ia.content.shape) + "->" +
-                                dump::format_shape(ib.content.shape));
+  row.dtype = da;
+  if (da != db) {
+    row.dtype = table::Composite{da + "->" + db, da};
+    row.dtype_b = db;
+  }
+  row.shape = shape_cell(ia.content.shape);
+  if (ia.content.shape != ib.content.shape) {
+    row.shape = table::Composite{
+        dump::format_shape(ia.content.shape) + "->" + dump::format_shape(ib.content.shape),
+        nlohmann::ordered_json(ia.content.shape)};
+    row.shape_b = shape_cell(ib.content.shape);
+  }
   if (da != db || ia.kind != ib.kind) {
     row.status = Change::Dtype;
     return row;
