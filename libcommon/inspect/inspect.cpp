@@ -18,6 +18,7 @@
 #include "io/output_file.h"
 #include "io/parallel.h"
 #include "model/checkpoint.h"
+#include "model/safetensors.h"
 #include "summary/output.h"
 #include "table/format.h"
 #include "tensor/stats.h"
@@ -263,7 +264,7 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
         nlohmann::ordered_json(ia.content.shape)};
     row.shape_b = shape_cell(ib.content.shape);
   }
-  if (da != db || ia.kind != ib.kind) {
+  if (da != db || numeric(ia) != numeric(ib)) {
     row.status = Change::Dtype;
     return row;
   }
@@ -488,10 +489,46 @@ void export_npy(const std::string& path, const std::string& directory, const Exp
 
 void export_safetensors(const std::string& path, const std::string& output,
                         const Selection& selection, Diagnostics& diagnostics) {
-  (void)path;
-  (void)output;
-  (void)selection;
-  diagnostics.error(Error("--to-safetensors: not written yet"));
+  std::optional<ModelFile> model = open_listable(path, false, diagnostics);
+  if (!model) return;
+  std::vector<const Item*> items;
+  std::vector<model::SafetensorsEntry> entries;
+  for (const Item* item : selected_items(*model, selection)) {
+    std::optional<std::string_view> name =
+        numeric(*item) ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
+    if (!name || !item->storage.empty() || !item->content.consistent()) {
+      diagnostics.warning(
+          path, Error(fmt::format("'{}' ({} {}) left out: safetensors has no {}", item->name,
+                                  item->kind, dtype_text(item->content),
+                                  !item->content.consistent() ? "tensor of a wrong size"
+                                  : !item->storage.empty()    ? "place for " + item->storage
+                                                              : "such dtype")));
+      continue;
+    }
+    items.push_back(item);
+    entries.push_back(
+        {item->name, *item->content.dtype, item->content.shape, item->content.bytes()});
+  }
+  const fs::path target(output);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  Expected<OpenDirectory> dir = OpenDirectory::open(folder);
+  if (!dir) {
+    diagnostics.output_error(output, dir.error());
+    return;
+  }
+  Expected<AtomicFile> file = AtomicFile::create(*dir, target.filename().string());
+  if (!file) {
+    diagnostics.output_error(output, file.error());
+    return;
+  }
+  // MindSpore's own marker (spec §8.2, 2.7): its loader then reads the file as one of its own.
+  Status status = model::write_safetensors(*file, entries, {{"format", "ms"}},
+                                           [&](size_t i) -> Expected<model::TensorData> {
+                                             if (i > 0) model->drop(*items[i - 1]);
+                                             return model->data(*items[i]);
+                                           });
+  if (!status) status = file->commit();
+  if (status) diagnostics.output_error(output, *status);
 }
 
 }  // namespace msdt::inspect

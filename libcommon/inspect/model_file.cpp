@@ -12,6 +12,7 @@
 #include "ir/report.h"
 #include "ir/type_spec.h"
 #include "model/checkpoint.h"
+#include "model/safetensors.h"
 
 namespace msdt::inspect {
 
@@ -64,6 +65,24 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
   out.info["values"] = ckpt.values;
   out.info["crc"] = crc_json(ckpt.crc);
   out.problems = std::move(ckpt.problems);
+}
+
+void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
+  model::Safetensors file = model::read_safetensors(bytes, {.verify_crc = options.verify_crc});
+  for (model::SafetensorsTensor& t : file.tensors) {
+    Item& item = out.items.emplace_back();
+    item.name = std::move(t.name);
+    item.kind = "tensor";
+    item.content = std::move(t.content);
+    // MindSpore's own dtype of a tensor stored as its NumPy view (spec §8.2: "Int4").
+    item.storage = std::move(t.mindspore_dtype);
+  }
+  out.info["header_size"] = file.header_size;
+  nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : file.metadata) metadata[key] = value;
+  out.info["metadata"] = std::move(metadata);
+  out.info["crc"] = crc_json(file.crc);
+  out.problems = std::move(file.problems);
 }
 
 void read_graph_meta(ModelFile& out, Bytes bytes) {
@@ -126,6 +145,8 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
           fmt::format("{}: its parameters cannot be read without the key", out.sniff.description));
       break;
     case model::FileKind::Safetensors:
+      read_safetensors_file(out, bytes, options);
+      break;
     case model::FileKind::MindIR:
     case model::FileKind::MindIRLegacy:
     case model::FileKind::MsLite:

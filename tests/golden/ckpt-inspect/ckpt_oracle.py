@@ -10,6 +10,9 @@ msdt, and every number is recomputed here in float64.
     ckpt_oracle.py stats CKPT JSONL    each row of `ckpt-inspect --stats --json CKPT`: count,
                                        min, max (non-NaN), mean, l2norm (finite elements)
                                        within 1e-12 relative
+    ckpt_oracle.py safetensors CKPT ST each tensor of the safetensors file ST (its header and data
+                                       read here by hand) holds the bytes, dtype and shape of the
+                                       checkpoint's parameter of that name
 Prints one "ok ..." line per check and exits 1 on the first mismatch.
 """
 import fractions
@@ -144,5 +147,34 @@ def stats(path, jsonl):
         print("ok %s" % row["name"])
 
 
+ST_NAMES = {"Float16": "F16", "BFloat16": "BF16", "Float32": "F32", "Float64": "F64", "Int8": "I8",
+            "Int16": "I16", "Int32": "I32", "Int64": "I64", "UInt8": "U8", "Uint8": "U8",
+            "UInt16": "U16", "Uint16": "U16", "UInt32": "U32", "Uint32": "U32", "UInt64": "U64",
+            "Uint64": "U64", "Bool": "BOOL", "int64": "I64", "int32": "I32", "float32": "F32"}
+
+
+def safetensors(path, st_path):
+    p = params(path)
+    data = open(st_path, "rb").read()
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    if header.pop("__metadata__", None) != {"format": "ms"}:
+        fail("__metadata__")
+    end = 0
+    for name, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"]):
+        ttype, shape, _, raw = p[name]
+        b, e = info["data_offsets"]
+        if b != end:
+            fail(name + ": data not contiguous")
+        end = e
+        if info["dtype"] != ST_NAMES[ttype] or info["shape"] != shape:
+            fail("%s: %s %s against %s %s" % (name, info["dtype"], info["shape"], ttype, shape))
+        if data[8 + n + b:8 + n + e] != raw:
+            fail(name + ": bytes")
+        print("ok %s: %s %s" % (name, info["dtype"], shape))
+    if 8 + n + end != len(data):
+        fail("data does not end at the end of the file")
+
+
 if __name__ == "__main__":
-    {"export": export, "diff": diff, "stats": stats}[sys.argv[1]](*sys.argv[2:])
+    {"export": export, "diff": diff, "stats": stats, "safetensors": safetensors}[sys.argv[1]](*sys.argv[2:])
