@@ -31,6 +31,8 @@ namespace {
 
 // Items read ahead of the one being written, per worker (bounded memory, ordered output).
 constexpr size_t kWindowPerWorker = 16;
+// Tensors from this size on are compared by all workers at once (compare_tensors' own chunks).
+constexpr uint64_t kSplitBytes = uint64_t{16} << 20;
 
 bool selected(const Selection& selection, const Item& item) {
   return !selection.name || std::regex_search(item.name, *selection.name);
@@ -295,6 +297,9 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
   compare::MetricOptions metric_options;
   metric_options.nan = compare::NanPolicy::SamePositions;
   metric_options.algorithms = compare::Algorithms();  // msprobe's metrics and the statistics only
+  // A large tensor is cut among the workers too: sizes in a checkpoint span orders of magnitude,
+  // and one worker on the largest would otherwise leave the others idle at the end.
+  if (xa->view().data.size() >= kSplitBytes) metric_options.jobs = options.jobs;
   Expected<compare::PairMetrics> metrics =
       compare::compare_tensors(xa->view(), xb->view(), metric_options);
   a.drop(ia);
