@@ -54,6 +54,13 @@ table::Cell shape_cell(const std::vector<uint64_t>& shape) {
   return table::Composite{dump::format_shape(shape), nlohmann::ordered_json(shape)};
 }
 
+// "-1x1x4x4": a declared shape with a dynamic axis.
+table::Cell dynamic_shape_cell(const Item& item) {
+  std::string text;
+  for (int64_t d : item.dynamic_dims) text += (text.empty() ? "" : "x") + std::to_string(d);
+  return table::Composite{text, nlohmann::ordered_json(item.dynamic_dims)};
+}
+
 table::Cell text_cell(const std::string& text) {
   if (text.empty()) return {};
   return text;
@@ -78,7 +85,8 @@ std::optional<ModelFile> open_listable(const std::string& path, bool verify_crc,
 // Elements of an item whose dtype has element values (not strings, opaque bytes or graph
 // parameters without bytes).
 bool numeric(const Item& item) {
-  return item.has_bytes && item.content.dtype && item.kind != "str" && item.kind != "random_op";
+  return item.has_bytes && item.content.dtype && item.content.expected_bytes &&
+         item.kind != "str" && item.kind != "random_op";
 }
 
 // --- listing -------------------------------------------------------------------------------------
@@ -113,8 +121,8 @@ ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& op
                 item.kind,
                 dtype_text(c),
                 c.spelling,
-                shape_cell(c.shape),
-                c.elements(),
+                item.dynamic_dims.empty() ? shape_cell(c.shape) : dynamic_shape_cell(item),
+                item.dynamic_dims.empty() ? table::Cell(c.elements()) : table::Cell(),
                 item.has_bytes ? table::Cell(c.bytes()) : table::Cell(),
                 offset ? table::Cell(*offset) : table::Cell(),
                 text_cell(item.storage),

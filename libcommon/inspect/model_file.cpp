@@ -2,16 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <utility>
 
+#include "io/output_file.h"
 #include "io/report.h"
 #include "ir/load.h"
 #include "ir/report.h"
 #include "ir/type_spec.h"
 #include "model/checkpoint.h"
+#include "model/ms_lite.h"
 #include "model/safetensors.h"
 
 namespace msdt::inspect {
@@ -25,7 +28,12 @@ struct ModelFile::Format {
   std::shared_ptr<Expected<MappedFile>> map(const std::string& relative) const {
     std::lock_guard lock(mutex);
     auto& slot = external[relative];
-    if (!slot) slot = std::make_shared<Expected<MappedFile>>(MappedFile::open(folder / relative));
+    if (!slot) {
+      // The name comes from the model file: it stays inside the model's folder.
+      Expected<std::filesystem::path> path = join_under(folder, relative);
+      slot = std::make_shared<Expected<MappedFile>>(path ? MappedFile::open(*path)
+                                                         : Expected<MappedFile>(path.error()));
+    }
     return slot;
   }
 };
@@ -83,6 +91,52 @@ void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& optio
   out.info["metadata"] = std::move(metadata);
   out.info["crc"] = crc_json(file.crc);
   out.problems = std::move(file.problems);
+}
+
+void read_ms_lite_file(ModelFile& out, Bytes bytes) {
+  model::MsLite lite = model::read_ms_lite(bytes);
+  out.info["identifier"] = lite.identifier;
+  if (!lite.supported) {
+    out.unlistable = Error(fmt::format(
+        "a MindSpore Lite model with {}: an older schema, identified but not read (as Netron)",
+        lite.identifier.empty() ? "no identifier (0.7-1.0)" : "identifier " + lite.identifier));
+    out.problems = std::move(lite.problems);
+    return;
+  }
+  out.info["name"] = lite.name;
+  out.info["version"] = lite.version;
+  out.info["fmk_type"] = lite.fmk_type;
+  out.info["nodes"] = lite.node_count;
+  out.info["tensors_declared"] = lite.tensor_count;
+  out.info["subgraphs"] = lite.subgraph_names;
+  out.info["inputs"] = lite.inputs;
+  out.info["outputs"] = lite.outputs;
+  out.info["obfuscated"] = lite.obfuscated;
+  for (model::MsLiteTensor& t : lite.tensors) {
+    Item& item = out.items.emplace_back();
+    item.name = std::move(t.name);
+    // Weights hold data in the file; graph inputs, outputs and activations do not.
+    item.has_bytes = !t.content.segments.empty();
+    if (t.compressed()) item.storage = t.huffman ? "huffman" : t.compress_name;
+    item.content = std::move(t.content);
+    if (t.external) {
+      // externalData (1.6+): the bytes lie in a file beside the model, at offset for length.
+      item.storage = "external";
+      item.has_bytes = false;
+      if (t.external_data.size() == 1 && t.external_data[0].length >= 0 &&
+          t.external_data[0].offset >= 0 && item.content.dtype) {
+        const model::MsLiteExternal& e = t.external_data[0];
+        item.source = e.location;
+        item.content.segments = {{uint64_t(e.offset), uint64_t(e.length)}};
+        item.content.expected_bytes = dtype_bytes(*item.content.dtype, item.content.elements());
+        item.has_bytes = true;
+      }
+    }
+    item.kind = item.has_bytes ? "weight" : "tensor";
+    if (std::any_of(t.dims.begin(), t.dims.end(), [](int32_t d) { return d < 0; }))
+      item.dynamic_dims.assign(t.dims.begin(), t.dims.end());
+  }
+  out.problems = std::move(lite.problems);
 }
 
 void read_graph_meta(ModelFile& out, Bytes bytes) {
@@ -147,9 +201,11 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
     case model::FileKind::Safetensors:
       read_safetensors_file(out, bytes, options);
       break;
+    case model::FileKind::MsLite:
+      read_ms_lite_file(out, bytes);
+      break;
     case model::FileKind::MindIR:
     case model::FileKind::MindIRLegacy:
-    case model::FileKind::MsLite:
       out.unlistable = Error(fmt::format("{}: not supported yet", out.sniff.description));
       break;
     case model::FileKind::Unknown:
@@ -170,7 +226,8 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
                                external->error().message));
     bytes = (**external).bytes();
   }
-  if (item.kind == "str" || item.kind == "random_op" || !item.content.dtype)
+  if (item.kind == "str" || item.kind == "random_op" || !item.content.dtype ||
+      !item.content.expected_bytes)
     return model::raw_data(bytes, item.content);
   return model::tensor_data(bytes, item.content);
 }

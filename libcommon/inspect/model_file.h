@@ -33,6 +33,9 @@ struct Item {
   std::string source;   // the external data file (relative to the model's folder), if any
   std::optional<uint64_t> offset;  // where the entry starts in the file (.ckpt: its first Value)
   bool has_bytes = true;           // false for -graph.meta parameters
+  // Dims with a dynamic (negative) axis, as declared (a .ms graph input: [-1, 1, 4, 4]); the
+  // content then has no shape and the element count is unknown.
+  std::vector<int64_t> dynamic_dims;
 };
 
 struct OpenOptions {
