@@ -4,7 +4,9 @@
 
 #include "ir/dat_parser.h"
 #include "ir/graph_proto.h"
+#include "ir/mindir_graph.h"
 #include "ir/text_parser.h"
+#include "model/sniff.h"
 
 namespace msdt::ir {
 namespace {
@@ -45,6 +47,12 @@ Loaded load_graph(Bytes data) {
   };
   if (std::string looks = what_it_looks_like(text, data); !looks.empty())
     return refuse("looks like " + looks);
+  // A MindIR model (mindir spec §2), recognised by its header before any other reading.
+  if (auto kind = model::sniff(data).kind;
+      kind == model::FileKind::MindIR || kind == model::FileKind::MindIRLegacy) {
+    out.module = parse_mindir(data);
+    return out;
+  }
   std::string why;
   if (is_text(data)) {
     if (looks_like_dat_text(text)) {

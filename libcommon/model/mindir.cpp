@@ -803,7 +803,7 @@ MindIR read_mindir(Bytes file) {
     else if (d.want(f, WireType::Len, "ModelProto", what))
       out = as_string(f);
   };
-  d.walk(file, 0, "", [&](const Field& f) {
+  d.walk(file, 0, "ModelProto", [&](const Field& f) {
     switch (f.number) {
       case 1:
         text_or_number(f, model.ir_version, "ir_version");
