@@ -227,6 +227,10 @@ Module mindir_module(const model::MindIR& mindir) {
             out.op = ref;  // REF::MetaFuncGraph::…, REF::ClassType::…, or unknown: as written
           }
         }
+      } else if (graph_index.contains(op)) {  // up to 1.0: a sub-graph's plain name (spec §3.2)
+        out.op_kind = Node::OpKind::Call;
+        out.callee = op;
+        out.op = "call @" + std::string(op);
       } else {
         out.op = op;
       }

@@ -174,17 +174,95 @@ class Decoder {
   std::vector<Error>& problems_;
 };
 
-// dims and data_type of a TensorProto, for attribute text.
-std::string tensor_text(Decoder& d, const Field& f) {
-  std::vector<uint64_t> dims;
+// Packed or unpacked fixed-width values (floats, doubles) of one field.
+void append_fixed(const Field& f, unsigned width, std::vector<uint64_t>& out) {
+  if (f.type == (width == 4 ? WireType::Fixed32 : WireType::Fixed64)) {
+    out.push_back(f.value);
+    return;
+  }
+  if (f.type != WireType::Len) return;
+  for (size_t i = 0; i + width <= f.bytes.size(); i += width)
+    out.push_back(width == 4 ? load_u32le(f.bytes.data() + i) : load_u64le(f.bytes.data() + i));
+}
+
+// A TensorProto in an attribute: Tensor(shape=[2], dtype=INT64), and in `value` its elements as
+// text when there are at most kShownValues of them (the 0.7-1.1 exporters hold scalars this way,
+// in int32_data, int64_data, float_data, string_data or raw_data).
+constexpr size_t kShownValues = 8;
+struct TensorText {
+  std::string text;
+  std::string dtype;  // the DataType name
+  std::optional<std::string> value;
+  // Tensor(shape=[2], dtype=INT64, value=[1, 2]) when the value is shown.
+  std::string full() const {
+    if (!value) return text;
+    return text.substr(0, text.size() - 1) + ", value=" + *value + ")";
+  }
+};
+
+std::string float_text(uint32_t bits);
+std::string double_text(uint64_t bits);
+
+TensorText tensor_text(Decoder& d, const Field& f) {
+  const Schema& s = d.schema();
+  std::vector<uint64_t> dims, ints;
+  std::vector<std::string> items;
   uint64_t data_type = 0;
+  Bytes raw;
+  bool has_raw = false;
   d.walk(f.bytes, f.payload_offset, "", [&](const Field& t) {
     if (t.number == 1) (void)proto::append_varints(t, dims);
     if (t.number == 2 && t.type == WireType::Varint) data_type = t.value;
+    if (items.size() > kShownValues) return;
+    if (t.number == s.int32_data || t.number == s.int64_data || t.number == s.uint64_data) {
+      ints.clear();
+      if (proto::append_varints(t, ints)) return;
+      for (uint64_t v : ints)
+        items.push_back(t.number == s.uint64_data ? std::to_string(v)
+                        : t.number == s.int32_data
+                            ? std::to_string(static_cast<int32_t>(static_cast<uint32_t>(v)))
+                            : std::to_string(static_cast<int64_t>(v)));
+    } else if (t.number == s.float_data || t.number == s.double_data) {
+      std::vector<uint64_t> bits;
+      const bool single = t.number == s.float_data;
+      append_fixed(t, single ? 4 : 8, bits);
+      for (uint64_t b : bits)
+        items.push_back(single ? float_text(static_cast<uint32_t>(b)) : double_text(b));
+    } else if (t.number == s.string_data && t.type == WireType::Len) {
+      items.push_back(quoted(field_text(t)));
+    } else if (t.number == s.raw_data && t.type == WireType::Len) {
+      raw = t.bytes;
+      has_raw = true;
+    }
   });
-  std::vector<std::string> items;
-  for (uint64_t v : dims) items.push_back(std::to_string(static_cast<int64_t>(v)));
-  return fmt::format("Tensor(shape=[{}], dtype={})", join(items), mindir_data_type_name(data_type));
+  std::vector<std::string> shape;
+  for (uint64_t v : dims) shape.push_back(std::to_string(static_cast<int64_t>(v)));
+  TensorText out;
+  out.dtype = mindir_data_type_name(data_type);
+  out.text = fmt::format("Tensor(shape=[{}], dtype={})", join(shape), out.dtype);
+  const auto dtype = mindir_dtype(data_type);
+  if (has_raw && items.empty() && dtype && dtype_bits(*dtype) % 8 == 0 && *dtype != DType::String) {
+    const unsigned width = dtype_bits(*dtype) / 8;
+    const bool is_float = *dtype == DType::Float32 || *dtype == DType::Float64;
+    if (raw.size() % width == 0 && raw.size() / width <= kShownValues &&
+        (is_float || *dtype == DType::Bool || width <= 8) && *dtype != DType::Float16 &&
+        *dtype != DType::BFloat16 && *dtype != DType::Complex64 && *dtype != DType::Complex128)
+      for (size_t i = 0; i < raw.size(); i += width) {
+        uint64_t v = 0;
+        for (unsigned b = 0; b < width; ++b) v |= static_cast<uint64_t>(raw[i + b]) << (8 * b);
+        const bool is_signed = *dtype == DType::Int8 || *dtype == DType::Int16 ||
+                               *dtype == DType::Int32 || *dtype == DType::Int64;
+        if (is_signed && width < 8 && (v >> (8 * width - 1)) != 0) v |= ~uint64_t{0} << (8 * width);
+        items.push_back(*dtype == DType::Float32   ? float_text(static_cast<uint32_t>(v))
+                        : *dtype == DType::Float64 ? double_text(v)
+                        : *dtype == DType::Bool    ? (v ? "true" : "false")
+                        : is_signed                ? std::to_string(static_cast<int64_t>(v))
+                                                   : std::to_string(v));
+      }
+  }
+  if (!items.empty() && items.size() <= kShownValues)
+    out.value = items.size() == 1 && dims.empty() ? items.front() : "[" + join(items) + "]";
+  return out;
 }
 
 std::string graph_ref(Decoder& d, const Field& f) {
@@ -206,17 +284,6 @@ std::string double_text(uint64_t bits) {
   return fmt::format("{}", v);
 }
 
-// Packed or unpacked fixed-width values (floats, doubles) of one field.
-void append_fixed(const Field& f, unsigned width, std::vector<uint64_t>& out) {
-  if (f.type == (width == 4 ? WireType::Fixed32 : WireType::Fixed64)) {
-    out.push_back(f.value);
-    return;
-  }
-  if (f.type != WireType::Len) return;
-  for (size_t i = 0; i + width <= f.bytes.size(); i += width)
-    out.push_back(width == 4 ? load_u32le(f.bytes.data() + i) : load_u64le(f.bytes.data() + i));
-}
-
 // An AttributeProto as text (see MindIRAttribute). mind_ir and ONNX number the fields
 // differently; ONNX has no nested values and its `type` means something else, so only the
 // fields are used there.
@@ -231,13 +298,17 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
   std::vector<std::string> scalars, items;
   std::optional<uint64_t> type, integer;
   bool has_list = false;
+  std::string ref;                  // ref_attr_name: "scalar:value0", "type:value0", "none", …
+  std::vector<TensorText> tensors;  // `tensors`
   d.walk(field.bytes, field.payload_offset, context, [&](const Field& f) {
-    // ONNX: 1 name, 2 f, 3 i, 4 s, 5 t, 6 g, 7 floats, 8 ints, 9 strings, 10 tensors, 11 graphs.
+    // ONNX: 1 name, 2 f, 3 i, 4 s, 5 t, 6 g, 7 floats, 8 ints, 9 strings, 10 tensors, 11 graphs,
+    // 21 ref_attr_name; its 20 `type` is another enum than mind_ir's 16 and is not read.
     const uint32_t n = !legacy          ? f.number
                        : f.number <= 3  ? f.number
                        : f.number <= 6  ? f.number + 1
                        : f.number == 7  ? 8
                        : f.number <= 11 ? f.number + 2
+                       : f.number == 21 ? 15
                                         : 1000 + f.number;
     switch (n) {
       case 1:
@@ -263,7 +334,7 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
         return;
       case 6:
         if (d.want(f, WireType::Len, context, "AttributeProto.t"))
-          scalars.push_back(tensor_text(d, f));
+          scalars.push_back(tensor_text(d, f).full());
         return;
       case 7:
         if (d.want(f, WireType::Len, context, "AttributeProto.g"))
@@ -294,7 +365,7 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
       case 12:
         has_list = true;
         if (d.want(f, WireType::Len, context, "AttributeProto.tensors"))
-          items.push_back(tensor_text(d, f));
+          tensors.push_back(tensor_text(d, f));
         return;
       case 13:
         has_list = true;
@@ -302,8 +373,7 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
           items.push_back(graph_ref(d, f));
         return;
       case 15:
-        if (d.want(f, WireType::Len, context, "AttributeProto.ref_attr_name"))
-          scalars.push_back("ref " + as_string(f));
+        if (d.want(f, WireType::Len, context, "AttributeProto.ref_attr_name")) ref = as_string(f);
         return;
       case 16:
         if (d.want(f, WireType::Varint, context, "AttributeProto.type")) type = f.value;
@@ -321,7 +391,25 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
         return;
     }
   });
-  if (type == 22) {
+  // The 0.7-1.1 exporters hold values in `tensors` and say how to read them in ref_attr_name
+  // ("scalar:value0", "type:value0", "tensor:value0", "none").
+  const bool all_values = std::all_of(tensors.begin(), tensors.end(),
+                                      [](const TensorText& t) { return t.value.has_value(); });
+  auto tuple = [&](auto&& each) {
+    std::vector<std::string> parts;
+    for (const TensorText& t : tensors) parts.push_back(each(t));
+    return parts.size() == 1 ? parts.front() : "(" + join(parts) + ")";
+  };
+  for (const TensorText& t : tensors) items.push_back(t.full());
+  if (ref == "none") {
+    out.text = "None";
+  } else if (ref.starts_with("scalar:") && !tensors.empty() && all_values) {
+    out.text = tuple([](const TensorText& t) { return *t.value; });
+  } else if (ref.starts_with("type:") && !tensors.empty()) {
+    out.text = tuple([](const TensorText& t) { return t.dtype; });
+  } else if (!ref.empty() && tensors.size() == 1) {
+    out.text = tensors.front().full();
+  } else if (type == 22) {
     out.text = "{" + join(items) + "}";
   } else if (type == 20 || (has_list && type != 21 && items.size() != 1) ||
              (has_list && !type && legacy)) {
@@ -338,6 +426,8 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
     out.text = "IO";
   } else if (!scalars.empty()) {
     out.text = scalars.front();
+  } else if (!ref.empty() && !has_list) {
+    out.text = "ref " + ref;
   } else if (has_list) {
     out.text = "(" + join(items) + ")";
   } else if (type && *type < kAttributeTypes.size()) {

@@ -3,10 +3,14 @@
 // and graph chunks. Rejections and problems are normal; a crash, a hang, an over-read or an
 // unbounded allocation is not. Every weight's bytes are taken and touched (external ones from the
 // input itself, standing in for the data file), so a segment outside its file is caught by ASan.
+// The model is then converted to the graph model and drawn (ir-to-dot FILE.mindir).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 
+#include "ir/draw.h"
+#include "ir/mindir_graph.h"
 #include "model/mindir.h"
 
 namespace {
@@ -45,6 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& problem : model.problems)
     if (!problem.offset) std::abort();  // every problem says where
   (void)model.data_files();
+  const msdt::ir::Module module = msdt::ir::mindir_module(model);
+  if (auto dot = msdt::ir::draw_dot(module, msdt::ir::DrawOptions{}))
+    sum += touch(std::as_bytes(std::span(*dot)));
   sink = sum;
   return 0;
 }

@@ -330,6 +330,33 @@ TEST(MindIR, LegacyOnnx) {
   EXPECT_EQ(as_floats(*data), (std::vector<float>{1, 2}));
 }
 
+TEST(MindIR, ScalarsInTensorsOfTheOldExporters) {
+  // 0.7-1.1: a Constant's value as one tensor named by ref_attr_name "scalar:value0" (ONNX
+  // AttributeProto: 10 tensors, 21 ref_attr_name; TensorProto: 5 int32_data, 7 int64_data).
+  auto constant = [](std::string_view ref, const ProtoWriter& t) {
+    ProtoWriter a;
+    a.string(1, "value").message(10, t).string(21, ref);
+    ProtoWriter n;
+    n.string(2, "c").string(4, "Constant").message(5, a);
+    return n;
+  };
+  ProtoWriter graph;
+  graph.message(1, constant("scalar:value0",
+                            ProtoWriter().varint(2, 7).varint(7, static_cast<uint64_t>(-3))));
+  graph.message(1, constant("type:value0", ProtoWriter().varint(2, 10)));
+  graph.message(1, constant("tensor:value0",
+                            ProtoWriter().varint(1, 2).varint(2, 1).bytes(9, floats({1, 2}))));
+  ProtoWriter model;
+  model.varint(1, 4).string(2, "MindSpore").varint(5, 1).message(7, graph);
+  const MindIR m = read_mindir(model.take());
+  EXPECT_TRUE(m.problems.empty()) << m.problems.front().describe();
+  ASSERT_EQ(m.graphs[0].nodes.size(), 3u);
+  EXPECT_EQ(m.graphs[0].nodes[0].attributes[0].text, "-3");
+  EXPECT_EQ(m.graphs[0].nodes[1].attributes[0].text, "FLOAT16");
+  EXPECT_EQ(m.graphs[0].nodes[2].attributes[0].text,
+            "Tensor(shape=[2], dtype=FLOAT, value=[1, 2])");
+}
+
 TEST(MindIR, GarbageNeverCrashes) {
   for (size_t n = 0; n < 300; ++n) {
     File junk(n);
