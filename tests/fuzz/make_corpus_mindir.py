@@ -75,6 +75,14 @@ def main():
         1, ld(1, "x") + ld(1, "fc.bias") + ld(2, "1") + ld(3, "1") + ld(4, "BiasAdd")) +
         ld(2, "graph_0") + ld(5, fv(1, 2) + fv(2, 1) + ld(8, "fc.bias") + ld(9, f32(1, 2))) +
         ld(11, ld(1, "x")))
+    # 0.7-1.1 Constants: a scalar, a type and a tensor in AttributeProto.tensors (ONNX field 10)
+    # read through ref_attr_name (field 21).
+    scalars = fv(1, 4) + ld(2, "MindSpore") + fv(5, 1) + ld(7, b"".join(
+        ld(1, ld(2, "c%d" % i) + ld(4, "Constant") + ld(5, ld(1, "value") + ld(10, t) + ld(21, ref)))
+        for i, (ref, t) in enumerate([("scalar:value0", fv(2, 7) + fv(7, 3)),
+                                      ("type:value0", fv(2, 10)),
+                                      ("tensor:value0", fv(1, 2) + fv(2, 1) + ld(9, f32(1, 2))),
+                                      ("none", b"")])) + ld(2, "graph_0"))
     chunk = ld(3, tensor("w", 1, [1], raw=f32(3)))
     lying = bytearray(lenet)
     lying[30] = 0x7F
@@ -83,6 +91,7 @@ def main():
         "external.mindir": external,
         "hazards.mindir": hazards,
         "legacy.mindir": legacy,
+        "legacy_scalars.mindir": scalars,
         "chunk_data_0": chunk,
         "cut.mindir": lenet[:len(lenet) // 2],
         "lying.mindir": bytes(lying),
