@@ -174,6 +174,17 @@ class Decoder {
   std::vector<Error>& problems_;
 };
 
+std::string float_text(uint32_t bits) {
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return fmt::format("{}", v);
+}
+std::string double_text(uint64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, 8);
+  return fmt::format("{}", v);
+}
+
 // Packed or unpacked fixed-width values (floats, doubles) of one field.
 void append_fixed(const Field& f, unsigned width, std::vector<uint64_t>& out) {
   if (f.type == (width == 4 ? WireType::Fixed32 : WireType::Fixed64)) {
@@ -199,9 +210,6 @@ struct TensorText {
     return text.substr(0, text.size() - 1) + ", value=" + *value + ")";
   }
 };
-
-std::string float_text(uint32_t bits);
-std::string double_text(uint64_t bits);
 
 TensorText tensor_text(Decoder& d, const Field& f) {
   const Schema& s = d.schema();
@@ -271,17 +279,6 @@ std::string graph_ref(Decoder& d, const Field& f) {
     if (g.number == 2 && g.type == WireType::Len) name = as_string(g);
   });
   return "@" + name;
-}
-
-std::string float_text(uint32_t bits) {
-  float v;
-  std::memcpy(&v, &bits, 4);
-  return fmt::format("{}", v);
-}
-std::string double_text(uint64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, 8);
-  return fmt::format("{}", v);
 }
 
 // An AttributeProto as text (see MindIRAttribute). mind_ir and ONNX number the fields
