@@ -123,7 +123,7 @@ ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& op
                 c.spelling,
                 item.dynamic_dims.empty() ? shape_cell(c.shape) : dynamic_shape_cell(item),
                 item.dynamic_dims.empty() ? table::Cell(c.elements()) : table::Cell(),
-                item.has_bytes ? table::Cell(c.bytes()) : table::Cell(),
+                item.has_bytes ? table::Cell(item.bytes()) : table::Cell(),
                 offset ? table::Cell(*offset) : table::Cell(),
                 text_cell(item.storage),
                 text_cell(item.source)};
@@ -185,7 +185,7 @@ void describe_models(const std::vector<std::string>& paths, const InfoOptions& o
       uint64_t bytes = 0;
       std::map<std::string, uint64_t> dtypes;
       for (const Item& item : model->items) {
-        if (item.has_bytes) bytes += item.content.bytes();
+        if (item.has_bytes) bytes += item.bytes();
         ++dtypes[dtype_text(item.content)];
       }
       info["tensors"] = model->items.size();
@@ -506,21 +506,24 @@ void export_safetensors(const std::string& path, const std::string& output,
   if (!model) return;
   std::vector<const Item*> items;
   std::vector<model::SafetensorsEntry> entries;
+  // MindSpore's own marker (spec §8.2, 2.7): its loader then reads the file as one of its own,
+  // and an Int4 tensor kept as its int8 view keeps saying so.
+  std::vector<std::pair<std::string, std::string>> metadata = {{"format", "ms"}};
   for (const Item* item : selected_items(*model, selection)) {
     std::optional<std::string_view> name =
         numeric(*item) ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
-    if (!name || !item->storage.empty() || !item->content.consistent()) {
-      diagnostics.warning(
-          path, Error(fmt::format("'{}' ({} {}) left out: safetensors has no {}", item->name,
-                                  item->kind, dtype_text(item->content),
-                                  !item->content.consistent() ? "tensor of a wrong size"
-                                  : !item->storage.empty()    ? "place for " + item->storage
-                                                              : "such dtype")));
+    const bool encoded = item->storage == "compressed";  // MindIR: not the elements
+    if (!name || encoded || !item->consistent()) {
+      diagnostics.warning(path, Error(fmt::format("'{}' ({} {}) left out: {}", item->name,
+                                                  item->kind, dtype_text(item->content),
+                                                  !name     ? "safetensors has no such dtype"
+                                                  : encoded ? "its bytes are compressed"
+                                                            : "its bytes do not match its shape")));
       continue;
     }
+    if (item->storage == "Int4") metadata.emplace_back(item->name, "Int4");
     items.push_back(item);
-    entries.push_back(
-        {item->name, *item->content.dtype, item->content.shape, item->content.bytes()});
+    entries.push_back({item->name, *item->content.dtype, item->content.shape, item->bytes()});
   }
   const fs::path target(output);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -534,8 +537,7 @@ void export_safetensors(const std::string& path, const std::string& output,
     diagnostics.output_error(output, file.error());
     return;
   }
-  // MindSpore's own marker (spec §8.2, 2.7): its loader then reads the file as one of its own.
-  Status status = model::write_safetensors(*file, entries, {{"format", "ms"}},
+  Status status = model::write_safetensors(*file, entries, metadata,
                                            [&](size_t i) -> Expected<model::TensorData> {
                                              if (i > 0) model->drop(*items[i - 1]);
                                              return model->data(*items[i]);

@@ -14,13 +14,15 @@
 #include "ir/report.h"
 #include "ir/type_spec.h"
 #include "model/checkpoint.h"
+#include "model/mindir.h"
 #include "model/ms_lite.h"
 #include "model/safetensors.h"
 
 namespace msdt::inspect {
 
 struct ModelFile::Format {
-  std::filesystem::path folder;  // where external data files are looked up
+  std::filesystem::path folder;         // where external data files are looked up
+  std::optional<model::MindIR> mindir;  // a MindIR's weights: how to take their elements
   mutable std::mutex mutex;
   mutable std::map<std::string, std::shared_ptr<Expected<MappedFile>>> external;
 
@@ -139,6 +141,83 @@ void read_ms_lite_file(ModelFile& out, Bytes bytes) {
   out.problems = std::move(lite.problems);
 }
 
+// The 1.2-1.5 split model (mindir spec §5.2): `{prefix}_variables/data_N` GraphProto chunks
+// beside `{prefix}_graph.mindir`, read in N order while they exist.
+void add_graph_chunks(model::MindIR& mindir, const std::string& path,
+                      const ModelFile::Format& format) {
+  for (const model::MindIRWeight& w : mindir.weights)
+    if (w.storage == model::MindIRStorage::External) return;  // 1.6+: raw data files
+  const std::string variables =
+      model::mindir_variables_dir(std::filesystem::path(path).filename().string());
+  if (variables.empty()) return;
+  for (int n = 0;; ++n) {
+    const std::string relative = variables + "/data_" + std::to_string(n);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(format.folder / relative, ec)) return;
+    std::shared_ptr<Expected<MappedFile>> chunk = format.map(relative);
+    if (!*chunk) {
+      Error error = chunk->error();
+      mindir.problems.push_back(std::move(error).with_context("data file '" + relative + "'"));
+      return;
+    }
+    model::add_graph_chunk(mindir, (**chunk).bytes(), relative);
+  }
+}
+
+void read_mindir_file(ModelFile& out, Bytes bytes, ModelFile::Format& format) {
+  model::MindIR mindir = model::read_mindir(bytes);
+  add_graph_chunks(mindir, out.path, format);
+  nlohmann::ordered_json& info = out.info;
+  info["generation"] = std::string(model::mindir_generation_name(mindir.generation));
+  auto optional = [&](const char* key, const std::optional<std::string>& value) {
+    if (value) info[key] = *value;
+  };
+  optional("ir_version", mindir.ir_version);
+  optional("producer_name", mindir.producer_name);
+  optional("producer_version", mindir.producer_version);
+  optional("model_version", mindir.model_version);
+  optional("domain", mindir.domain);
+  if (mindir.little_endian) info["little_endian"] = *mindir.little_endian;
+  if (mindir.mind_ir_version) info["mind_ir_version"] = *mindir.mind_ir_version;
+  info["preprocessor"] = !mindir.has_preprocessor ? "none"
+                         : mindir.preprocessor_is_text
+                             ? "JSON text"
+                             : fmt::format("{} ops", mindir.preprocessor_ops);
+  if (!mindir.user_info.empty()) {
+    nlohmann::ordered_json user = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : mindir.user_info) user[key] = value;
+    info["user_info"] = std::move(user);
+  }
+  if (mindir.has_parallel) info["parallel_layouts"] = mindir.parallel_layouts;
+  nlohmann::ordered_json graphs = nlohmann::ordered_json::array();
+  for (const model::MindIRGraph& g : mindir.graphs)
+    graphs.push_back({{"name", g.name},
+                      {"function", g.is_function},
+                      {"nodes", g.nodes.size()},
+                      {"parameters", g.weights.size()},
+                      {"inputs", g.inputs.size()},
+                      {"outputs", g.outputs.size()}});
+  info["graphs"] = std::move(graphs);
+  info["primitives"] = mindir.primitives.size();
+  info["weights"] = mindir.weights.size();
+  info["data_files"] = mindir.data_files();
+  for (size_t i = 0; i < mindir.weights.size(); ++i) {
+    const model::MindIRWeight& w = mindir.weights[i];
+    Item& item = out.items.emplace_back();
+    item.name = w.name;
+    item.kind = "weight";
+    item.content = w.content;
+    item.storage = w.storage_word();
+    item.source = w.data_file;
+    item.offset = w.offset;
+    item.has_bytes = w.storage != model::MindIRStorage::None;
+    item.index = i;
+    if (w.storage >= model::MindIRStorage::FloatData) item.element_bytes = w.content.expected_bytes;
+  }
+  out.problems = mindir.problems;
+  format.mindir = std::move(mindir);
+}
+
 void read_graph_meta(ModelFile& out, Bytes bytes) {
   ir::Loaded loaded = ir::load_graph(bytes);
   if (!loaded.module) {
@@ -206,7 +285,7 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
       break;
     case model::FileKind::MindIR:
     case model::FileKind::MindIRLegacy:
-      out.unlistable = Error(fmt::format("{}: not supported yet", out.sniff.description));
+      read_mindir_file(out, bytes, *format);
       break;
     case model::FileKind::Unknown:
       return model::not_a_checkpoint(out.sniff);
@@ -218,6 +297,16 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
   if (!item.has_bytes)
     return Error(fmt::format("'{}' has no bytes in this file (a {})", item.name, item.kind));
   Bytes bytes = file_->bytes();
+  if (format_->mindir) {
+    // Raw data, external data files, 1.2-1.5 chunks and typed fields alike (model/mindir.h).
+    return model::mindir_tensor_data(bytes, format_->mindir->weights.at(item.index),
+                                     [this](std::string_view relative) -> Expected<Bytes> {
+                                       std::shared_ptr<Expected<MappedFile>> mapped =
+                                           format_->map(std::string(relative));
+                                       if (!*mapped) return mapped->error();
+                                       return (**mapped).bytes();
+                                     });
+  }
   std::shared_ptr<Expected<MappedFile>> external;
   if (!item.source.empty()) {
     external = format_->map(item.source);

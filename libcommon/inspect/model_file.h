@@ -36,6 +36,13 @@ struct Item {
   // Dims with a dynamic (negative) axis, as declared (a .ms graph input: [-1, 1, 4, 4]); the
   // content then has no shape and the element count is unknown.
   std::vector<int64_t> dynamic_dims;
+  size_t index = 0;  // the reader's own number for it (a MindIR weight), for data()
+  // The bytes its elements take when they are stored as values, not bytes (MindIR float_data,
+  // int64_data, ...: varints or fields one by one); otherwise content.bytes().
+  std::optional<uint64_t> element_bytes;
+  uint64_t bytes() const { return element_bytes ? *element_bytes : content.bytes(); }
+  // bytes() is what the dtype and shape need (true when there is nothing to check).
+  bool consistent() const { return !content.expected_bytes || *content.expected_bytes == bytes(); }
 };
 
 struct OpenOptions {
@@ -61,10 +68,11 @@ class ModelFile {
   // Gives back the pages of `item`'s bytes once a one-pass reader is done with them.
   void drop(const Item& item) const;
 
+  struct Format;  // the reader's own state for data(): external files mapped once, MindIR weights
+
  private:
   friend Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options);
   std::shared_ptr<MappedFile> file_;
-  struct Format;  // the reader's own result, for item_data
   std::shared_ptr<const Format> format_;
 };
 
