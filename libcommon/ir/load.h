@@ -1,7 +1,7 @@
 // Any MindSpore graph file, recognised by content rather than by name: the `.ir` text of every
 // version (analyze_fail.ir included), the 1.x `.dat` text (analyze_fail.dat included), and the
-// graph protobuf (`ms_output_*.pb`, the `-graph.meta` ModelProto). Files that are not graphs say
-// what they look like instead.
+// graph protobuf (`ms_output_*.pb`, the `-graph.meta` ModelProto) and MindIR models of both
+// generations (ir/mindir_graph.h). Files that are not graphs say what they look like instead.
 #pragma once
 
 #include <string>
