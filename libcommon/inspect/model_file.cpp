@@ -32,9 +32,9 @@ struct ModelFile::Format {
     auto& slot = external[relative];
     if (!slot) {
       // The name comes from the model file: it stays inside the model's folder.
-      Expected<std::filesystem::path> path = join_under(folder, relative);
-      slot = std::make_shared<Expected<MappedFile>>(path ? MappedFile::open(*path)
-                                                         : Expected<MappedFile>(path.error()));
+      Expected<std::filesystem::path> inside = join_under(folder, relative);
+      slot = std::make_shared<Expected<MappedFile>>(inside ? MappedFile::open(*inside)
+                                                           : Expected<MappedFile>(inside.error()));
     }
     return slot;
   }
