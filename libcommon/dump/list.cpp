@@ -68,14 +68,7 @@ const char* const kRowColumns[] = {
     "rank", "net",   "graph",       "iteration", "op_type",       "op_name", "io",
     "slot", "dtype", "dtype_label", "shape",     "device_format", "bytes"};
 
-template <class T>
-table::Cell cell(const std::optional<T>& value) {
-  if (!value) return {};
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<double>(*value);
-  else
-    return static_cast<uint64_t>(*value);
-}
+using table::cell;
 
 // An empty string is an absent value.
 table::Cell cell(const std::string& value) {

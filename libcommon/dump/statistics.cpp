@@ -7,14 +7,7 @@ namespace msdt::dump {
 
 namespace {
 
-template <class T>
-table::Cell cell(const std::optional<T>& value) {
-  if (!value) return {};
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<double>(*value);
-  else
-    return static_cast<uint64_t>(*value);
-}
+using table::cell;
 
 // An exact integer statistic when there is one, else the double.
 table::Cell cell(const std::optional<ExactInteger>& exact, const std::optional<double>& value) {

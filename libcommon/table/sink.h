@@ -17,8 +17,10 @@
 #include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -33,6 +35,16 @@ struct Composite {
 
 using Cell = std::variant<std::monostate, std::string, int64_t, uint64_t, double, bool, Composite>;
 using Record = std::vector<Cell>;  // one cell per Schema field, in field order
+
+// An optional number as a cell: absent, a double for floating-point types, else uint64_t.
+template <class T>
+Cell cell(const std::optional<T>& value) {
+  if (!value) return {};
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<double>(*value);
+  else
+    return static_cast<uint64_t>(*value);
+}
 
 // The fields of a record, which also give the JSON keys and their order, and the columns of the
 // table formats (text, TSV, CSV): a subset of the fields in any order.
