@@ -17,6 +17,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ckpt_check  # noqa: E402
+
 NAMES = ["UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
          "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
          "FLOAT64", "QINT4X2"]
@@ -26,39 +29,9 @@ NUMPY = {"FLOAT": "<f4", "UINT8": "u1", "INT8": "i1", "UINT16": "<u2", "INT16": 
          "FLOAT64": "<f8"}
 
 
-def varint(data, pos):
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("varint runs past the end")
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, pos
-
-
-def fields(data):
-    """(field, wire type, value) for each field; length-delimited values are bytes."""
-    pos = 0
-    while pos < len(data):
-        key, pos = varint(data, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = varint(data, pos)
-        elif wire == 1:
-            value, pos = data[pos:pos + 8], pos + 8
-        elif wire == 5:
-            value, pos = data[pos:pos + 4], pos + 4
-        elif wire == 2:
-            n, pos = varint(data, pos)
-            if pos + n > len(data):
-                raise ValueError("field %d: length %d runs past the end" % (field, n))
-            value, pos = data[pos:pos + n], pos + n
-        else:
-            raise ValueError("wire type %d" % wire)
-        yield field, wire, value
+# The protobuf wire walk is ckpt_check.py's (the same directory): one hand-written reader.
+varint = ckpt_check.varint
+fields = ckpt_check.fields
 
 
 def signed(v):
