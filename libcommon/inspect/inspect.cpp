@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compare/distance.h"
 #include "compare/metrics.h"
 #include "dump/convert_internal.h"
 #include "dump/list.h"
@@ -257,6 +258,29 @@ Expected<bool> same_bytes(const ModelFile& a, const Item& ia, const ModelFile& b
   return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());
 }
 
+// The row's metrics from the norms, ||a - b||, max |a - b| and the cosine as computed, by
+// msprobe's checkpoint rules: cosine 1 when both norms are 0, none when exactly one is (and 1
+// exactly for identical tensors, not 1 - 1 ulp of the division); rel_l2 = ||a - b|| / ||a||. A
+// parameter differs when max |a - b| is over the tolerance or unknown.
+void set_distances(DiffRow& row, double norm_a, double norm_b, std::optional<double> l2,
+                   std::optional<double> max_abs, std::optional<double> cosine, double tolerance) {
+  row.norm_a = norm_a;
+  row.norm_b = norm_b;
+  row.l2 = l2;
+  row.max_abs = max_abs;
+  if ((norm_a == 0 && norm_b == 0) || (l2 && *l2 == 0 && norm_a != 0))
+    row.cosine = 1.0;
+  else if (norm_a != 0 && norm_b != 0)
+    row.cosine = cosine;
+  if (l2) {
+    if (norm_a > 0)
+      row.rel_l2 = *l2 / norm_a;
+    else if (*l2 == 0)
+      row.rel_l2 = 0.0;
+  }
+  if (!max_abs || !(*max_abs <= tolerance)) row.status = Change::Changed;
+}
+
 DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const Item& ib,
                   const DiffOptions& options) {
   DiffRow row;
@@ -302,6 +326,21 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
     row.error = std::move(xb).error().with_context("B");
     return row;
   }
+  // The floating-point parameters that fill a checkpoint take the lean kernel; other dtypes, NaN
+  // and infinities the general one, with msprobe's NaN/Inf positions rule.
+  const unsigned kernel_jobs = xa->view().data.size() >= kSplitBytes ? options.jobs : 1;
+  if (std::optional<compare::DistanceSums> sums =
+          compare::distance_sums(xa->view(), xb->view(), kernel_jobs)) {
+    a.drop(ia);
+    b.drop(ib);
+    if (sums->count == 0) return row;
+    set_distances(
+        row, std::sqrt(sums->sum_aa), std::sqrt(sums->sum_bb), std::sqrt(sums->sum_dd),
+        sums->max_abs,
+        std::clamp(sums->sum_ab / (std::sqrt(sums->sum_aa) * std::sqrt(sums->sum_bb)), -1.0, 1.0),
+        options.tolerance);
+    return row;
+  }
   compare::MetricOptions metric_options;
   metric_options.nan = compare::NanPolicy::SamePositions;
   metric_options.algorithms = compare::Algorithms();  // msprobe's metrics and the statistics only
@@ -318,31 +357,15 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
   }
   const compare::PairMetrics& m = *metrics;
   if (m.pair_reason == compare::Reason::Empty) return row;
-  row.norm_a = m.my.l2norm;
-  row.norm_b = m.golden.l2norm;
-  row.l2 = m.euc_dist.value;
-  row.max_abs = m.mp_max_abs_err.value;
-  const double na = m.my.l2norm.value_or(0), nb = m.golden.l2norm.value_or(0);
-  // msprobe's checkpoint compare takes l2 and cosine of any tensor; the dump metrics leave them
-  // out for one element (a "scalar" or "length 1"), where they are |a - b| and the sign of ab.
-  if (!row.l2 && m.compared == 1 && row.max_abs) row.l2 = row.max_abs;
-  std::optional<double> cosine = m.mp_cosine.value;
+  // The dump metrics leave l2 and cosine out for one element (a "scalar" or "length 1"), where
+  // msprobe's checkpoint compare takes them: |a - b| and the sign of ab.
+  std::optional<double> l2 = m.euc_dist.value, cosine = m.mp_cosine.value;
+  if (!l2 && m.compared == 1) l2 = m.mp_max_abs_err.value;
   if (!cosine && m.compared == 1 && m.my.mean && m.golden.mean)
     cosine = *m.my.mean * *m.golden.mean > 0 ? 1.0 : -1.0;
-  // msprobe's checkpoint cosine: 1 when both norms are 0, none when exactly one is; identical
-  // tensors are 1 exactly, not 1 - 1 ulp of the division.
-  if ((na == 0 && nb == 0) || (row.l2 && *row.l2 == 0 && na != 0))
-    row.cosine = 1.0;
-  else if (na != 0 && nb != 0)
-    row.cosine = cosine;
-  if (row.l2) {
-    if (na > 0)
-      row.rel_l2 = *row.l2 / na;
-    else if (*row.l2 == 0)
-      row.rel_l2 = 0.0;
-  }
-  // Differing NaN/Inf positions leave no metric: that is a change too.
-  if (!row.max_abs || !(*row.max_abs <= options.tolerance)) row.status = Change::Changed;
+  // Differing NaN/Inf positions leave no metric: set_distances counts that as a change.
+  set_distances(row, m.my.l2norm.value_or(0), m.golden.l2norm.value_or(0), l2,
+                m.mp_max_abs_err.value, cosine, options.tolerance);
   return row;
 }
 

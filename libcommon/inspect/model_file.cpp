@@ -52,7 +52,18 @@ nlohmann::ordered_json crc_json(const model::CrcCheck& crc) {
 }
 
 void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
-  model::Checkpoint ckpt = model::read_checkpoint(bytes, {.verify_crc = options.verify_crc});
+  // The walk touches a few bytes per parameter; the pages behind it are given back as it goes, so
+  // that listing a checkpoint of any size keeps memory flat.
+  constexpr uint64_t kDropEvery = uint64_t{32} << 20;
+  uint64_t dropped = 0;
+  model::ReadOptions read;
+  read.verify_crc = options.verify_crc;
+  read.walked = [&](uint64_t offset) {
+    if (offset - dropped < kDropEvery) return;
+    out.file().drop_pages(dropped, offset - dropped);
+    dropped = offset;
+  };
+  model::Checkpoint ckpt = model::read_checkpoint(bytes, read);
   for (model::Parameter& p : ckpt.parameters) {
     if (p.kind == model::ParameterKind::MapTensor) {
       static const char* const kPart[] = {"keys", "values", "status"};
@@ -250,7 +261,9 @@ void read_graph_meta(ModelFile& out, Bytes bytes) {
 Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options) {
   ModelFile out;
   out.path = path;
-  MSDT_TRY(MappedFile mapped, path == "-" ? MappedFile::read_stdin() : MappedFile::open(path));
+  // Sparse: listing reads headers spread through the file; data() prefetches what it reads whole.
+  MSDT_TRY(MappedFile mapped,
+           path == "-" ? MappedFile::read_stdin() : MappedFile::open(path, Reading::Sparse));
   out.file_ = std::make_shared<MappedFile>(std::move(mapped));
   auto format = std::make_shared<ModelFile::Format>();
   format->folder =
@@ -297,6 +310,9 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
   if (!item.has_bytes)
     return Error(fmt::format("'{}' has no bytes in this file (a {})", item.name, item.kind));
   Bytes bytes = file_->bytes();
+  if (item.source.empty())
+    for (const model::Segment& segment : item.content.segments)
+      file_->prefetch(segment.offset, segment.length);
   if (format_->mindir) {
     // Raw data, external data files, 1.2-1.5 chunks and typed fields alike (model/mindir.h).
     return model::mindir_tensor_data(bytes, format_->mindir->weights.at(item.index),

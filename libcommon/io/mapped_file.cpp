@@ -105,7 +105,12 @@ Expected<MappedFile> MappedFile::map_descriptor(int fd, Reading reading) {
   if (p == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno))};
   // Tensor files are read front to back once; tell the kernel to read ahead aggressively. Small
   // files fit in the default read-ahead, where the call would only cost a system call per file.
-  if (file.size_ >= (1u << 20)) ::madvise(p, file.size_, MADV_SEQUENTIAL);
+  // A sparse reader wants no read-ahead at all: around each header it touches, the default (and
+  // more so the sequential) read-ahead would read megabytes it never looks at.
+  if (reading == Reading::Sparse)
+    ::madvise(p, file.size_, MADV_RANDOM);
+  else if (file.size_ >= (1u << 20))
+    ::madvise(p, file.size_, MADV_SEQUENTIAL);
   file.data_ = static_cast<const std::byte*>(p);
   file.mapped_ = true;
   return file;
@@ -207,6 +212,15 @@ void MappedFile::drop_pages(uint64_t offset, uint64_t length) const {
   uint64_t begin = (offset + page - 1) / page * page;
   uint64_t end = std::min(offset + length, size_) / page * page;
   if (end > begin) ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
+void MappedFile::prefetch(uint64_t offset, uint64_t length) const {
+  if (!mapped_ || offset >= size_ || length == 0) return;
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page * page;
+  const uint64_t end = std::min(offset + length, size_);
+  void* start = const_cast<std::byte*>(data_) + begin;
+  ::madvise(start, end - begin, MADV_WILLNEED);
 }
 
 void MappedFile::release() {

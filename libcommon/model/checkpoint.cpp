@@ -373,6 +373,7 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options) {
     if (!*next) break;
     const Field& field = **next;
     in.advance(one.offset() - at);
+    if (options.walked) options.walked(in.offset());
     // Any other field (v0.5's model_type, 0x12) is skipped as unknown (spec §3.2).
     if (field.number != 1) continue;
     if (auto wrong = proto::expect_field(field, WireType::Len, "Checkpoint.value")) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,9 @@ struct CrcCheck {
 struct ReadOptions {
   // Verifying reads every byte of the body, which listing must not do, so it is asked for.
   bool verify_crc = false;
+  // Called with the file offset reached after each top-level message, so that a caller reading a
+  // mapped file can give back the pages behind it (MappedFile::drop_pages) and keep memory flat.
+  std::function<void(uint64_t)> walked;
 };
 
 struct Checkpoint {
