@@ -484,7 +484,7 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
   append(body, value("fc.weight", tensor({2, 10}, "Float32", pattern(80))));
   const uint32_t good = reference_crc32(body);
 
-  Checkpoint ok = read_checkpoint(with_trailer(body, good), {.verify_crc = true});
+  Checkpoint ok = read_checkpoint(with_trailer(body, good), {.verify_crc = true, .walked = {}});
   EXPECT_EQ(problems_of(ok), Strings{});
   EXPECT_EQ(ok.body_size, body.size());
   EXPECT_EQ(ok.file_size, body.size() + 17);
@@ -499,7 +499,7 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
   EXPECT_EQ(unchecked.crc.stored, good);
   EXPECT_EQ(unchecked.parameters.size(), 2u);
 
-  Checkpoint bad = read_checkpoint(with_trailer(body, 0x12345678), {.verify_crc = true});
+  Checkpoint bad = read_checkpoint(with_trailer(body, 0x12345678), {.verify_crc = true, .walked = {}});
   EXPECT_EQ(bad.crc.status, CrcStatus::Mismatch);
   const std::string expected =
       fmt::format("CRC mismatch (stored 0x12345678, computed {:#010x})", good);
@@ -508,7 +508,7 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
             Strings{fmt::format("offset {:#x}: crc_num trailer: {}", body.size(), expected)});
   EXPECT_EQ(bad.parameters.size(), 2u);
 
-  Checkpoint absent = read_checkpoint(body, {.verify_crc = true});
+  Checkpoint absent = read_checkpoint(body, {.verify_crc = true, .walked = {}});
   EXPECT_EQ(absent.crc.status, CrcStatus::Absent);
   EXPECT_EQ(absent.crc.describe(), "CRC absent");
   EXPECT_EQ(problems_of(absent), Strings{});
