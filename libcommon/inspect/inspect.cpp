@@ -406,6 +406,12 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
   ordered_parallel<DiffRow>(
       tasks.size(), options.jobs, kWindowPerWorker * options.jobs,
       [&](size_t i) {
+        // The disk reads the pair a worker takes next while this one is compared.
+        if (i + options.jobs < tasks.size() && tasks[i + options.jobs].a &&
+            tasks[i + options.jobs].b) {
+          a->prefetch(*tasks[i + options.jobs].a);
+          b->prefetch(*tasks[i + options.jobs].b);
+        }
         const Task& t = tasks[i];
         if (t.a && t.b) return diff_pair(*a, *t.a, *b, *t.b, options);
         const Item& only = t.a ? *t.a : *t.b;

@@ -310,9 +310,7 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
   if (!item.has_bytes)
     return Error(fmt::format("'{}' has no bytes in this file (a {})", item.name, item.kind));
   Bytes bytes = file_->bytes();
-  if (item.source.empty())
-    for (const model::Segment& segment : item.content.segments)
-      file_->prefetch(segment.offset, segment.length);
+  prefetch(item);
   if (format_->mindir) {
     // Raw data, external data files, 1.2-1.5 chunks and typed fields alike (model/mindir.h).
     return model::mindir_tensor_data(bytes, format_->mindir->weights.at(item.index),
@@ -335,6 +333,12 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
       !item.content.expected_bytes)
     return model::raw_data(bytes, item.content);
   return model::tensor_data(bytes, item.content);
+}
+
+void ModelFile::prefetch(const Item& item) const {
+  if (!item.source.empty()) return;
+  for (const model::Segment& segment : item.content.segments)
+    file_->prefetch(segment.offset, segment.length);
 }
 
 void ModelFile::drop(const Item& item) const {

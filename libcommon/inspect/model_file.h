@@ -67,6 +67,9 @@ class ModelFile {
   Expected<model::TensorData> data(const Item& item) const;
   // Gives back the pages of `item`'s bytes once a one-pass reader is done with them.
   void drop(const Item& item) const;
+  // Starts reading `item`'s bytes from the disk in the background, ahead of data() (a no-op for
+  // bytes in another file).
+  void prefetch(const Item& item) const;
 
   struct Format;  // the reader's own state for data(): external files mapped once, MindIR weights
 
