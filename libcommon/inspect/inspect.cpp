@@ -32,7 +32,8 @@ namespace {
 
 // Items read ahead of the one being written, per worker (bounded memory, ordered output).
 constexpr size_t kWindowPerWorker = 16;
-// Tensors from this size on are compared by all workers at once (compare_tensors' own chunks).
+// Tensors from this size on are compared by all workers at once (in compare::distance_sums'
+// chunks).
 constexpr uint64_t kSplitBytes = uint64_t{16} << 20;
 
 bool selected(const Selection& selection, const Item& item) {
