@@ -9,17 +9,9 @@
 
 #include "model/checkpoint.h"
 #include "model/sniff.h"
+#include "touch.h"
 
 namespace {
-
-volatile unsigned sink;  // keeps the reads of touch() from being optimised away
-
-// Reads every byte of a view, so that ASan sees any byte outside the input.
-unsigned touch(msdt::Bytes bytes) {
-  unsigned sum = 0;
-  for (std::byte b : bytes) sum += static_cast<unsigned>(b);
-  return sum;
-}
 
 void take(msdt::Bytes file, const msdt::model::Content& content, unsigned& sum) {
   if (auto data = msdt::model::tensor_data(file, content)) {
@@ -27,9 +19,9 @@ void take(msdt::Bytes file, const msdt::model::Content& content, unsigned& sum) 
     auto need = msdt::element_count(data->view().shape);
     if (!need || msdt::dtype_bytes(data->view().dtype, *need) != data->view().data.size())
       std::abort();
-    sum += touch(data->view().data);
+    sum += msdt::fuzz::touch(data->view().data);
   }
-  if (auto raw = msdt::model::raw_data(file, content)) sum += touch(raw->view().data);
+  if (auto raw = msdt::model::raw_data(file, content)) sum += msdt::fuzz::touch(raw->view().data);
   if (content.dtype == msdt::DType::String) (void)msdt::model::string_value(file, content);
 }
 
@@ -55,6 +47,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& problem : checkpoint.problems)
     if (!problem.offset) std::abort();  // every problem says where
-  sink = sum;
+  msdt::fuzz::sink = sum;
   return 0;
 }

@@ -12,18 +12,7 @@
 #include "ir/draw.h"
 #include "ir/mindir_graph.h"
 #include "model/mindir.h"
-
-namespace {
-
-volatile unsigned sink;  // keeps the reads from being optimised away
-
-unsigned touch(msdt::Bytes bytes) {
-  unsigned sum = 0;
-  for (std::byte b : bytes) sum += static_cast<unsigned>(b);
-  return sum;
-}
-
-}  // namespace
+#include "touch.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Use the fuzzer's buffer as is: copying into a larger one would hide over-reads from ASan.
@@ -40,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto need = msdt::element_count(got->view().shape);
       if (!need || msdt::dtype_bytes(got->view().dtype, *need) != got->view().data.size())
         std::abort();
-      sum += touch(got->view().data);
+      sum += msdt::fuzz::touch(got->view().data);
     }
   }
   for (const auto& graph : model.graphs)
@@ -51,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)model.data_files();
   const msdt::ir::Module module = msdt::ir::mindir_module(model);
   if (auto dot = msdt::ir::draw_dot(module, msdt::ir::DrawOptions{}))
-    sum += touch(std::as_bytes(std::span(*dot)));
-  sink = sum;
+    sum += msdt::fuzz::touch(std::as_bytes(std::span(*dot)));
+  msdt::fuzz::sink = sum;
   return 0;
 }

@@ -9,18 +9,7 @@
 
 #include "model/ms_lite.h"
 #include "model/sniff.h"
-
-namespace {
-
-volatile unsigned sink;  // keeps the reads of touch() from being optimised away
-
-unsigned touch(msdt::Bytes bytes) {
-  unsigned sum = 0;
-  for (std::byte b : bytes) sum += static_cast<unsigned>(b);
-  return sum;
-}
-
-}  // namespace
+#include "touch.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Use the fuzzer's buffer as is: copying into a larger one would hide over-reads from ASan.
@@ -37,12 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto need = msdt::element_count(view->view().shape);
       if (!need || msdt::dtype_bytes(view->view().dtype, *need) != view->view().data.size())
         std::abort();
-      sum += touch(view->view().data);
+      sum += msdt::fuzz::touch(view->view().data);
     }
-    if (auto raw = msdt::model::raw_data(file, t.content)) sum += touch(raw->view().data);
+    if (auto raw = msdt::model::raw_data(file, t.content))
+      sum += msdt::fuzz::touch(raw->view().data);
   }
   for (const auto& problem : model.problems)
     if (!problem.offset) std::abort();  // every problem says where
-  sink = sum;
+  msdt::fuzz::sink = sum;
   return 0;
 }

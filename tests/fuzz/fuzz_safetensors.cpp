@@ -13,19 +13,7 @@
 
 #include "model/safetensors.h"
 #include "model/sniff.h"
-
-namespace {
-
-volatile unsigned sink;  // keeps the reads of touch() from being optimised away
-
-// Reads every byte of a view, so that ASan sees any byte outside the input.
-unsigned touch(msdt::Bytes bytes) {
-  unsigned sum = 0;
-  for (std::byte b : bytes) sum += static_cast<unsigned>(b);
-  return sum;
-}
-
-}  // namespace
+#include "touch.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Use the fuzzer's buffer as is: copying into a larger one would hide over-reads from ASan.
@@ -43,11 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // A view holds exactly what its dtype and shape need.
       auto need = msdt::element_count(d->view().shape);
       if (!need || msdt::dtype_bytes(d->view().dtype, *need) != d->view().data.size()) std::abort();
-      sum += touch(d->view().data);
+      sum += msdt::fuzz::touch(d->view().data);
       if (msdt::model::safetensors_dtype_name(d->view().dtype))
         entries.push_back({t.name, d->view().dtype, d->view().shape, d->view().data.size()});
     }
-    if (auto raw = msdt::model::raw_data(file, c)) sum += touch(raw->view().data);
+    if (auto raw = msdt::model::raw_data(file, c)) sum += msdt::fuzz::touch(raw->view().data);
   }
   for (const auto& [key, value] : s.metadata)
     sum += static_cast<unsigned>(key.size() + value.size());
@@ -56,6 +44,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();  // every problem says where, on one line
   // The tensors read back are a valid file to write (their names are UTF-8 and distinct).
   if (!msdt::model::safetensors_header(entries, s.metadata)) std::abort();
-  sink = sum + static_cast<unsigned>(s.crc.status);
+  msdt::fuzz::sink = sum + static_cast<unsigned>(s.crc.status);
   return 0;
 }
