@@ -18,50 +18,27 @@ constexpr size_t kBlock = 4096;
 struct Lanes {
   double aa[4] = {}, bb[4] = {}, ab[4] = {}, dd[4] = {}, mx[4] = {};
 
-  void add(const double* x, const double* y, size_t n) {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-      for (size_t k = 0; k < 4; ++k) {
-        const double a = x[i + k], b = y[i + k], d = a - b;
-        aa[k] += a * a;
-        bb[k] += b * b;
-        ab[k] += a * b;
-        dd[k] += d * d;
-        mx[k] = std::max(mx[k], std::fabs(d));
-      }
-    for (; i < n; ++i) {
-      const double a = x[i], b = y[i], d = a - b;
-      aa[0] += a * a;
-      bb[0] += b * b;
-      ab[0] += a * b;
-      dd[0] += d * d;
-      mx[0] = std::max(mx[0], std::fabs(d));
-    }
+  void one(size_t k, double a, double b) {
+    const double d = a - b;
+    aa[k] += a * a;
+    bb[k] += b * b;
+    ab[k] += a * b;
+    dd[k] += d * d;
+    mx[k] = std::max(mx[k], std::fabs(d));
   }
-  void add_float32(const std::byte* x, const std::byte* y, size_t n) {
+  // `n` elements of type T (float or double) at `x` and `y`, read unaligned: a checkpoint does
+  // not align its tensors.
+  template <class T>
+  void add(const std::byte* x, const std::byte* y, size_t n) {
     auto at = [](const std::byte* p, size_t i) {
-      float v;
-      std::memcpy(&v, p + 4 * i, 4);
+      T v;
+      std::memcpy(&v, p + sizeof(T) * i, sizeof(T));
       return static_cast<double>(v);
     };
     size_t i = 0;
     for (; i + 4 <= n; i += 4)
-      for (size_t k = 0; k < 4; ++k) {
-        const double a = at(x, i + k), b = at(y, i + k), d = a - b;
-        aa[k] += a * a;
-        bb[k] += b * b;
-        ab[k] += a * b;
-        dd[k] += d * d;
-        mx[k] = std::max(mx[k], std::fabs(d));
-      }
-    for (; i < n; ++i) {
-      const double a = at(x, i), b = at(y, i), d = a - b;
-      aa[0] += a * a;
-      bb[0] += b * b;
-      ab[0] += a * b;
-      dd[0] += d * d;
-      mx[0] = std::max(mx[0], std::fabs(d));
-    }
+      for (size_t k = 0; k < 4; ++k) one(k, at(x, i + k), at(y, i + k));
+    for (; i < n; ++i) one(0, at(x, i), at(y, i));
   }
   void into(DistanceSums& s) const {
     for (size_t k = 0; k < 4; ++k) {
@@ -74,49 +51,29 @@ struct Lanes {
   }
 };
 
-// Elements [first, first + n) of `t` widened to double.
-void widen(const TensorView& t, uint64_t first, size_t n, double* out, float* scratch) {
-  const std::byte* p = t.data.data();
-  switch (t.dtype) {
-    case DType::Float64:
-      std::memcpy(out, p + first * 8, n * 8);
-      return;
-    case DType::Float32:
-      std::memcpy(scratch, p + first * 4, n * 4);
-      break;
-    default:  // Float16, BFloat16
-      sixteen_bit_floats_to_float32(t.dtype, p + first * 2, n, scratch);
-      break;
-  }
-  for (size_t i = 0; i < n; ++i) out[i] = scratch[i];
-}
-
-// float32 pairs straight from the bytes (unaligned loads: a checkpoint does not align them).
-DistanceSums float32_sums(const TensorView& a, const TensorView& b, uint64_t first, uint64_t n) {
-  DistanceSums out;
-  const std::byte* pa = a.data.data() + first * 4;
-  const std::byte* pb = b.data.data() + first * 4;
-  for (uint64_t done = 0; done < n; done += kBlock) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, n - done));
-    Lanes lanes;
-    lanes.add_float32(pa + done * 4, pb + done * 4, m);
-    lanes.into(out);
-  }
-  out.count = n;
-  return out;
-}
-
+// Elements [first, first + n) of a pair, block by block: float32 and float64 straight from the
+// bytes, float16 and bfloat16 through float32 first.
 DistanceSums chunk_sums(const TensorView& a, const TensorView& b, uint64_t first, uint64_t n) {
-  if (a.dtype == DType::Float32) return float32_sums(a, b, first, n);
   DistanceSums out;
-  std::vector<double> x(kBlock), y(kBlock);
-  std::vector<float> scratch(kBlock);
+  const uint64_t size = dtype_bits(a.dtype) / 8;
+  const std::byte* pa = a.data.data() + first * size;
+  const std::byte* pb = b.data.data() + first * size;
+  std::vector<float> x(size == 2 ? kBlock : 0), y(size == 2 ? kBlock : 0);  // 16-bit as float32
   for (uint64_t done = 0; done < n; done += kBlock) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, n - done));
-    widen(a, first + done, m, x.data(), scratch.data());
-    widen(b, first + done, m, y.data(), scratch.data());
+    const std::byte* xa = pa + done * size;
+    const std::byte* xb = pb + done * size;
     Lanes lanes;
-    lanes.add(x.data(), y.data(), m);
+    if (a.dtype == DType::Float64) {
+      lanes.add<double>(xa, xb, m);
+    } else if (a.dtype == DType::Float32) {
+      lanes.add<float>(xa, xb, m);
+    } else {
+      sixteen_bit_floats_to_float32(a.dtype, xa, m, x.data());
+      sixteen_bit_floats_to_float32(b.dtype, xb, m, y.data());
+      lanes.add<float>(reinterpret_cast<const std::byte*>(x.data()),
+                       reinterpret_cast<const std::byte*>(y.data()), m);
+    }
     lanes.into(out);
   }
   out.count = n;
