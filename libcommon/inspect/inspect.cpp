@@ -84,13 +84,6 @@ std::optional<ModelFile> open_listable(const std::string& path, bool verify_crc,
   return std::move(*model);
 }
 
-// Elements of an item whose dtype has element values (not strings, opaque bytes or graph
-// parameters without bytes).
-bool numeric(const Item& item) {
-  return item.has_bytes && item.content.dtype && item.content.expected_bytes &&
-         item.kind != "str" && item.kind != "random_op";
-}
-
 // --- listing -------------------------------------------------------------------------------------
 
 const char* const kListFields[] = {"file",     "name",  "kind",   "dtype",   "type",  "shape",
@@ -131,7 +124,7 @@ ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& op
                 text_cell(item.source)};
   if (!options.stats) return row;
   std::optional<dump::RowStats> stats;
-  if (numeric(item)) {
+  if (item.numeric()) {
     Expected<model::TensorData> data = model.data(item);
     if (data) {
       stats = dump::stats_from_tensor(compute_stats(data->view(), stats_jobs));
@@ -299,7 +292,7 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
         nlohmann::ordered_json(ia.content.shape)};
     row.shape_b = shape_cell(ib.content.shape);
   }
-  if (da != db || numeric(ia) != numeric(ib)) {
+  if (da != db || ia.numeric() != ib.numeric()) {
     row.status = Change::Dtype;
     return row;
   }
@@ -309,7 +302,7 @@ DiffRow diff_pair(const ModelFile& a, const Item& ia, const ModelFile& b, const 
   }
   row.elements = ia.content.elements();
   if (!ia.has_bytes || !ib.has_bytes) return row;  // graph parameters: nothing more to compare
-  if (!numeric(ia) || !numeric(ib)) {
+  if (!ia.numeric() || !ib.numeric()) {
     Expected<bool> same = same_bytes(a, ia, b, ib);
     if (!same)
       row.error = std::move(same).error();
@@ -474,7 +467,7 @@ Status write_item(const ModelFile& model, const Item& item, const OpenDirectory&
     return std::nullopt;
   }
   MSDT_TRY(model::TensorData data, model.data(item));
-  const bool npy = numeric(item);
+  const bool npy = item.numeric();
   Expected<AtomicFile> created = AtomicFile::create(directory, base + (npy ? ".npy" : ".bin"));
   if (!created) return output_failed = true, created.error();
   AtomicFile& file = *created;
@@ -541,7 +534,7 @@ void export_safetensors(const std::string& path, const std::string& output,
   std::vector<std::pair<std::string, std::string>> metadata = {{"format", "ms"}};
   for (const Item* item : selected_items(*model, selection)) {
     std::optional<std::string_view> name =
-        numeric(*item) ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
+        item->numeric() ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
     const bool encoded = item->storage == "compressed";  // MindIR: not the elements
     if (!name || encoded || !item->consistent()) {
       diagnostics.warning(path, Error(fmt::format("'{}' ({} {}) left out: {}", item->name,

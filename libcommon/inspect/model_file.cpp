@@ -329,10 +329,8 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
                                external->error().message));
     bytes = (**external).bytes();
   }
-  if (item.kind == "str" || item.kind == "random_op" || !item.content.dtype ||
-      !item.content.expected_bytes)
-    return model::raw_data(bytes, item.content);
-  return model::tensor_data(bytes, item.content);
+  return item.numeric() ? model::tensor_data(bytes, item.content)
+                        : model::raw_data(bytes, item.content);
 }
 
 void ModelFile::prefetch(const Item& item) const {

@@ -41,6 +41,12 @@ struct Item {
   // int64_data, ...: varints or fields one by one); otherwise content.bytes().
   std::optional<uint64_t> element_bytes;
   uint64_t bytes() const { return element_bytes ? *element_bytes : content.bytes(); }
+  // Its bytes are elements of a known dtype: data() gives them as that dtype (else as raw bytes:
+  // strings, random_op, unknown spellings, compressed weights, -graph.meta parameters).
+  bool numeric() const {
+    return has_bytes && content.dtype && content.expected_bytes && kind != "str" &&
+           kind != "random_op";
+  }
   // bytes() is what the dtype and shape need (true when there is nothing to check).
   bool consistent() const { return !content.expected_bytes || *content.expected_bytes == bytes(); }
 };
@@ -63,7 +69,8 @@ class ModelFile {
   std::vector<Error> problems;
 
   const MappedFile& file() const { return *file_; }
-  // The elements of `item`: a view into the mapped file or an external data file, or a copy.
+  // The elements of `item` (Item::numeric) or its raw bytes: a view into the mapped file or an
+  // external data file, or a copy.
   Expected<model::TensorData> data(const Item& item) const;
   // Gives back the pages of `item`'s bytes once a one-pass reader is done with them.
   void drop(const Item& item) const;
