@@ -261,9 +261,11 @@ void read_graph_meta(ModelFile& out, Bytes bytes) {
 Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options) {
   ModelFile out;
   out.path = path;
-  // Sparse: listing reads headers spread through the file; data() prefetches what it reads whole.
+  // Listing reads headers spread through the file (Sparse: no read-ahead; data() prefetches what
+  // it reads whole); verifying a CRC reads the whole file front to back (Parts: read-ahead).
+  const Reading reading = options.verify_crc ? Reading::Parts : Reading::Sparse;
   MSDT_TRY(MappedFile mapped,
-           path == "-" ? MappedFile::read_stdin() : MappedFile::open(path, Reading::Sparse));
+           path == "-" ? MappedFile::read_stdin() : MappedFile::open(path, reading));
   out.file_ = std::make_shared<MappedFile>(std::move(mapped));
   auto format = std::make_shared<ModelFile::Format>();
   format->folder =
