@@ -12,8 +12,8 @@
 
 #include "compare/distance.h"
 #include "compare/metrics.h"
-#include "dump/convert_internal.h"
 #include "dump/list.h"
+#include "dump/npy_output.h"
 #include "dump/statistics.h"
 #include "inspect/model_file.h"
 #include "io/output_file.h"

@@ -1,5 +1,7 @@
 // Writing one planned output: a standard .npy header and the elements (converted in bounded
 // chunks when their dtype changes), raw bytes, or text.
+#include "dump/npy_output.h"
+
 #include <fmt/format.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -7,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "dump/convert_internal.h"
 #include "io/report.h"
 #include "tensor/element_convert.h"
 #include "tensor/npy.h"
