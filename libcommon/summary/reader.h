@@ -25,7 +25,7 @@ struct ReadOptions {
   // plugin name carries from its first value to the later ones.
   unsigned jobs = 1;
   // The bytes of records read as one chunk (reader.cpp); 0: the reader's choice, 32 KiB when the
-  // events go to the calling thread, 1 MiB when parts take them. A consumer whose parts hold
+  // events go to the calling thread, 4 MiB when parts take them. A consumer whose parts hold
   // output as large as their records asks for less (the chunks in flight are held at once).
   uint64_t chunk_bytes = 0;
 };

@@ -232,7 +232,7 @@ std::string scalar_event(uint64_t step, const std::vector<std::string>& tags, bo
 // Events of changing shapes: three tags; four every 50th step; every 70th step a value with an
 // unknown field; the steps crossing varint widths (127/128, 16383/16384) and going back once
 // (a restarted training), with damaged records among them.
-std::string changing_file(int steps) {
+std::string changing_file(int steps, bool damaged = true) {
   ProtoWriter version;
   version.fixed64(1, std::bit_cast<uint64_t>(1.0)).string(3, "MindSpore.Event:1");
   std::string file = frame(payload_text(version));
@@ -242,8 +242,8 @@ std::string changing_file(int steps) {
     std::vector<std::string> tags{"loss", "accuracy", "learning_rate"};
     if (i % 50 == 0) tags.push_back("grad_norm");
     std::string record = frame(scalar_event(step, tags, i % 70 == 0));
-    if (i == 7777) record[20] ^= 0x40;  // data CRC
-    if (i == 8888) record[2] ^= 0x01;   // length CRC: resync
+    if (damaged && i == 7777) record[20] ^= 0x40;  // data CRC
+    if (damaged && i == 8888) record[2] ^= 0x01;   // length CRC: resync
     file += record;
   }
   return file;
@@ -346,6 +346,33 @@ TEST(FileReader, RunsStandForTheEventsTheyCount) {
       }
     }
   }
+}
+
+// Without CRC checks a run is counted alike: the same runs and events as with them.
+TEST(FileReader, RunsWithoutCrcChecksAreTheSame) {
+  const std::string file = changing_file(20000, false);
+  auto runs = [&](bool verify, unsigned jobs) {
+    FileReader reader(FileKind::Summary);
+    ReadOptions options;
+    options.jobs = jobs;
+    options.record.verify = verify;
+    std::vector<std::string> merged;
+    Log problems;
+    ReadCallbacks callbacks = problems.callbacks();
+    callbacks.event = nullptr;
+    callbacks.part = [&] {
+      return std::make_unique<RunPart>(merged, std::pair<int64_t, int64_t>{-1, INT64_MAX});
+    };
+    reader.read(bytes_of(file), options, callbacks);
+    EXPECT_TRUE(problems.lines.empty());
+    return merged;
+  };
+  const std::vector<std::string> checked = runs(true, 1);
+  size_t in_runs = 0;
+  for (const std::string& item : checked) in_runs += item.rfind("run ", 0) == 0;
+  EXPECT_GT(in_runs, 10u);
+  EXPECT_EQ(runs(false, 1), checked);
+  EXPECT_EQ(runs(false, 3), runs(true, 3));
 }
 
 // A record whose payload holds a whole summary file (records with sound CRCs, as when a file's
