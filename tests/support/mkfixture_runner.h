@@ -11,8 +11,18 @@
 
 namespace msdt::testing {
 
-// The mkfixture program, or an empty path and `why` the test has to skip.
+// The mkfixture program, or an empty path and `why` the test has to skip. MSDT_MKFIXTURE, when
+// set, names it: the ThreadSanitizer build (scripts/test) generates its fixtures with the
+// mkfixture of the plain build instead of building its own.
 inline std::filesystem::path mkfixture_program(std::string& why) {
+  if (const char* given = std::getenv("MSDT_MKFIXTURE"); given && *given) {
+    std::filesystem::path program = given;
+    if (!std::filesystem::exists(program)) {
+      why = "MSDT_MKFIXTURE names no file: " + program.string();
+      return {};
+    }
+    return program;
+  }
   const char* binary_dir = std::getenv("MSDT_BINARY_DIR");
   if (!binary_dir) {
     why = "MSDT_BINARY_DIR is not set (run under ctest)";
