@@ -4,33 +4,48 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
 
 namespace msdt::summary {
 namespace {
 
 #if defined(__x86_64__)
-MSDT_CRC32C_TARGET uint32_t crc32c_instruction(Bytes data) {
-  return crc32c_short(data.data(), data.size());
+// Below this many bytes the SSE4.2 crc32 instruction, 8 bytes a step, beats ISA-L's folding code,
+// whose setup dominates short inputs: every record's 8-byte length, most scalar events.
+constexpr size_t kShortInput = 256;
+
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const std::byte* p, size_t n,
+                                                        uint32_t crc) {
+  uint64_t c = crc;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c = _mm_crc32_u64(c, v);
+  }
+  auto c32 = static_cast<uint32_t>(c);
+  for (; n > 0; ++p, --n) c32 = _mm_crc32_u8(c32, static_cast<uint8_t>(*p));
+  return c32;
+}
+
+bool has_sse42() {
+  static const bool yes = __builtin_cpu_supports("sse4.2");
+  return yes;
 }
 #endif
 
 }  // namespace
 
-bool crc32c_has_instruction() {
-#if defined(__x86_64__)
-  static const bool yes = __builtin_cpu_supports("sse4.2");
-  return yes;
-#else
-  return false;
-#endif
-}
-
 uint32_t crc32c(Bytes data) {
-#if defined(__x86_64__)
-  if (data.size() < kCrc32cShortInput && crc32c_has_instruction()) return crc32c_instruction(data);
-#endif
-  // ISA-L's crc32_iscsi neither inverts on entry nor on exit.
+  // Neither ISA-L's crc32_iscsi nor the instruction inverts on entry or on exit.
   uint32_t crc = 0xFFFFFFFFu;
+#if defined(__x86_64__)
+  if (data.size() < kShortInput && has_sse42())
+    return crc32c_sse42(data.data(), data.size(), crc) ^ 0xFFFFFFFFu;
+#endif
   while (!data.empty()) {
     // crc32_iscsi takes an int length.
     size_t n = std::min<size_t>(data.size(), size_t{1} << 30);

@@ -8,6 +8,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "io/text.h"
 #include "ir/graph_proto.h"
 #include "proto/wire_reader.h"
@@ -1307,6 +1311,45 @@ bool RepeatedShape::take(Bytes payload) {
   std::fill(mask_.begin() + 10, mask_.begin() + static_cast<ptrdiff_t>(step_end), 0);
   bytes_.assign(p, p + payload.size());
   step_end_ = step_end;
+  return true;
+}
+
+bool RepeatedShape::matches(Bytes payload, int64_t& step) const {
+  const size_t n = payload.size();
+  if (n != bytes_.size() || n == 0) return false;
+  const std::byte* p = payload.data();
+  const auto* b = reinterpret_cast<const std::byte*>(bytes_.data());
+  const auto* m = reinterpret_cast<const std::byte*>(mask_.data());
+  // Every byte compared, without an early exit; 16 at a time, the last 16 overlapping the ones
+  // before (comparing a byte twice changes nothing).
+  size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 16) {
+    auto load = [](const std::byte* at) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    };
+    __m128i differ = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16)
+      differ =
+          _mm_or_si128(differ, _mm_and_si128(_mm_xor_si128(load(p + i), load(b + i)), load(m + i)));
+    const size_t last = n - 16;
+    differ = _mm_or_si128(
+        differ, _mm_and_si128(_mm_xor_si128(load(p + last), load(b + last)), load(m + last)));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) != 0xFFFF) return false;
+    i = n;
+  }
+#endif
+  uint64_t differ = 0;
+  for (; i + 8 <= n; i += 8) differ |= (load_u64le(p + i) ^ load_u64le(b + i)) & load_u64le(m + i);
+  for (; i < n; ++i) differ |= static_cast<uint64_t>((p[i] ^ b[i]) & m[i]);
+  if (differ) return false;
+  // The step's varint must have the same width: it ends where the taken one does.
+  size_t at = 10;
+  uint64_t value = 0;
+  if (!proto::simple_varint(reinterpret_cast<const uint8_t*>(p), step_end_, at, value) ||
+      at != step_end_)
+    return false;
+  step = static_cast<int64_t>(value);
   return true;
 }
 

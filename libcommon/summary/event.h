@@ -12,14 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/byte_reader.h"
 #include "io/error.h"
-#include "proto/wire_reader.h"
 #include "summary/values.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace msdt::summary {
 
@@ -95,9 +89,7 @@ class RepeatedShape {
   // and the shape taken before is kept.
   bool take(Bytes payload);
   bool taken() const { return !bytes_.empty(); }
-  size_t size() const { return bytes_.size(); }
-  // Whether `payload` has the shape taken; its step in `step` when it does. Inline: a run's
-  // records are checked by it in a loop of their own (reader.cpp).
+  // Whether `payload` has the shape taken; its step in `step` when it does.
   bool matches(Bytes payload, int64_t& step) const;
 
  private:
@@ -105,45 +97,6 @@ class RepeatedShape {
   std::vector<uint8_t> mask_;   // 0xFF where bytes must equal it, 0 in wall_time, step, floats
   size_t step_end_ = 0;         // the step's varint is bytes [10, step_end_)
 };
-
-inline bool RepeatedShape::matches(Bytes payload, int64_t& step) const {
-  const size_t n = payload.size();
-  if (n != bytes_.size() || n == 0) return false;
-  const std::byte* p = payload.data();
-  const auto* b = reinterpret_cast<const std::byte*>(bytes_.data());
-  const auto* m = reinterpret_cast<const std::byte*>(mask_.data());
-  // Every byte compared, without an early exit; 16 at a time, the last 16 overlapping the ones
-  // before (comparing a byte twice changes nothing).
-  size_t i = 0;
-#if defined(__SSE2__)
-  if (n >= 16) {
-    auto load = [](const std::byte* at) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    };
-    __m128i differ = _mm_setzero_si128();
-    for (; i + 16 <= n; i += 16)
-      differ =
-          _mm_or_si128(differ, _mm_and_si128(_mm_xor_si128(load(p + i), load(b + i)), load(m + i)));
-    const size_t last = n - 16;
-    differ = _mm_or_si128(
-        differ, _mm_and_si128(_mm_xor_si128(load(p + last), load(b + last)), load(m + last)));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) != 0xFFFF) return false;
-    i = n;
-  }
-#endif
-  uint64_t differ = 0;
-  for (; i + 8 <= n; i += 8) differ |= (load_u64le(p + i) ^ load_u64le(b + i)) & load_u64le(m + i);
-  for (; i < n; ++i) differ |= static_cast<uint64_t>((p[i] ^ b[i]) & m[i]);
-  if (differ) return false;
-  // The step's varint must have the same width: it ends where the taken one does.
-  size_t at = 10;
-  uint64_t value = 0;
-  if (!proto::simple_varint(reinterpret_cast<const uint8_t*>(p), step_end_, at, value) ||
-      at != step_end_)
-    return false;
-  step = static_cast<int64_t>(value);
-  return true;
-}
 
 // The dialect a file's first record says: a version string starting with "MindSpore.Event:"
 // (any case) or "brain.Event:"; nullopt when the payload is no version event.

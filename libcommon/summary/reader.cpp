@@ -23,12 +23,17 @@ namespace {
 // kShippedChunkBytes when the decoded events travel to the calling thread (small enough that they
 // are still in cache there) and kPartChunkBytes when parts consume them where they were decoded
 // (large enough that the threads seldom wait on each other: on 1 GB, --tags takes 0.110 s with
-// 1 MiB chunks and 0.097 s with 4 MiB ones, the difference in hand-overs between threads).
+// 1 MiB chunks and 0.097 s with 4 MiB ones on 2 cores, the difference in hand-overs between
+// threads), but no more than kPartBytesInFlight over the 2 x jobs chunks read at once: their
+// pages are mapped until the chunks are merged, and a machine of many cores would hold hundreds
+// of megabytes.
 // A worker frames, checks and decodes its chunk's records in one pass, from where the first one
 // looks like it starts (produce() below); what must be done in turn is only checking that start
 // against where the chunk before ended.
 constexpr uint64_t kShippedChunkBytes = uint64_t{32} << 10;
 constexpr uint64_t kPartChunkBytes = uint64_t{4} << 20;
+constexpr uint64_t kMinPartChunkBytes = uint64_t{1} << 20;
+constexpr uint64_t kPartBytesInFlight = uint64_t{32} << 20;
 // How far past its beginning a chunk looks for where its first record starts (find_chain)
 // before it waits for the chunk before to say.
 constexpr uint64_t kChainSearch = uint64_t{64} << 10;
@@ -117,34 +122,6 @@ class Frontier {
   bool ended_ = false;
 };
 
-#if defined(__x86_64__)
-// The records from `at` on that continue a run of `shape`'s records: starting before `limit`,
-// wholly in the file, their CRCs right (when `verify`), of the shape, at a step `part` counts;
-// each handed to on_record(step, offset). Returns where the first record that is not starts
-// (read then on its own, and reported as any). One loop with everything inlined: the one-record
-// path's calls (framing, CRC, shape) cost as much again as the work. Only for shapes under
-// kCrc32cShortInput bytes, whose CRCs the instruction computes faster than ISA-L.
-template <class OnRecord>
-MSDT_CRC32C_TARGET uint64_t continue_run(Bytes file, uint64_t at, uint64_t limit,
-                                         const RepeatedShape& shape, bool verify,
-                                         const EventPart& part, OnRecord&& on_record) {
-  const uint64_t n = shape.size();
-  if (file.size() < n + kRecordOverhead) return at;
-  limit = std::min(limit, file.size() - n - kRecordOverhead + 1);
-  for (; at < limit; at += n + kRecordOverhead) {
-    const std::byte* p = file.data() + at;
-    if (load_u64le(p) != n) break;
-    if (verify && (mask_crc(crc32c_short(p, 8)) != load_u32le(p + 8) ||
-                   mask_crc(crc32c_short(p + 12, n)) != load_u32le(p + 12 + n)))
-      break;
-    int64_t step = 0;
-    if (!shape.matches(Bytes(p + 12, n), step) || !part.counts_step(step)) break;
-    on_record(step, at);
-  }
-  return at;
-}
-#endif
-
 }  // namespace
 
 void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallbacks& callbacks,
@@ -169,14 +146,16 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     }
   }
 
-  const bool ship = static_cast<bool>(callbacks.event);
-  const uint64_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes
-                               : ship              ? kShippedChunkBytes
-                                                   : kPartChunkBytes;
-  const uint64_t first = offset_;
-  const size_t chunks = static_cast<size_t>((file.size() - first + chunk_bytes - 1) / chunk_bytes);
   const unsigned jobs =
       decoder_ && decoder_->dialect() == Dialect::TensorFlow ? 1 : std::max(1u, options.jobs);
+  const size_t window = 2 * size_t{jobs};  // chunks read ahead of the one being merged
+  const bool ship = static_cast<bool>(callbacks.event);
+  const uint64_t chunk_bytes =
+      options.chunk_bytes ? options.chunk_bytes
+      : ship              ? kShippedChunkBytes
+             : std::clamp(kPartBytesInFlight / window, kMinPartChunkBytes, kPartChunkBytes);
+  const uint64_t first = offset_;
+  const size_t chunks = static_cast<size_t>((file.size() - first + chunk_bytes - 1) / chunk_bytes);
   // Chunks are read from where their records look like they start only when threads share the
   // work (one thread reads them in order anyway) and once the dialect is known: no intact record
   // before a truncated one means nothing is decoded, and records read from a wrong start must
@@ -201,21 +180,11 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     // decoded when the run ends).
     const bool runs = part && !ship && part->takes_runs() &&
                       decoder_->dialect() == Dialect::MindSpore && options.decode.values;
-    // Runs of short shapes are continued in a loop of their own (continue_run).
-    [[maybe_unused]] const bool fast_runs = runs && crc32c_has_instruction();
     RepeatedShape shape;
     bool shape_counted = false;  // the event whose shape was taken is one the part counts
     EventRun run{0, std::nullopt, 0};
     Record run_last;
     int64_t last_step = 0;
-    auto add_to_run = [&](int64_t step) {
-      ++result.counted;
-      if (!run.count++)
-        run.first_step = step;
-      else if (step < last_step)
-        ++run.steps_back;
-      last_step = step;
-    };
     auto end_run = [&] {
       if (!run.count) return;
       // Of the shape taken, so it decodes.
@@ -257,18 +226,6 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
       // The hardware's prefetcher stops at page boundaries; the bytes a page ahead are asked for.
       for (; fetched < at + kPrefetchAhead && fetched < file.size(); fetched += 64)
         __builtin_prefetch(file.data() + fetched);
-#if defined(__x86_64__)
-      if (fast_runs && shape_counted && shape.size() < kCrc32cShortInput) {
-        uint64_t last = file.size();
-        at = continue_run(file, at, limit, shape, options.record.verify, *part,
-                          [&](int64_t step, uint64_t offset) {
-                            add_to_run(step);
-                            last = offset;
-                          });
-        if (last < file.size()) run_last = frame_record(file, last, options.record);
-        if (at >= file.size() || at >= limit) break;
-      }
-#endif
       Record r = frame_record(file, at, options.record);
       if (r.problem == RecordProblem::Truncated) {
         result.tail = r;
@@ -297,7 +254,12 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
           }
           // Only after an event of the shape the part counted: it saw its tags' first values.
           if (shape_counted) {
-            add_to_run(step);
+            ++result.counted;
+            if (!run.count++)
+              run.first_step = step;
+            else if (step < last_step)
+              ++run.steps_back;
+            last_step = step;
             run_last = r;
             continue;
           }
@@ -383,7 +345,7 @@ void FileReader::read(Bytes file, const ReadOptions& options, const ReadCallback
     if (result.tail) tail = result.tail;
     if (callbacks.done_before) callbacks.done_before(offset_);
   };
-  ordered_parallel<Produced>(chunks, jobs, 2 * size_t{jobs}, produce, consume);
+  ordered_parallel<Produced>(chunks, jobs, window, produce, consume);
 
   if (tail) {
     offset_ = tail->offset;

@@ -25,8 +25,9 @@ struct ReadOptions {
   // plugin name carries from its first value to the later ones.
   unsigned jobs = 1;
   // The bytes of records read as one chunk (reader.cpp); 0: the reader's choice, 32 KiB when the
-  // events go to the calling thread, 4 MiB when parts take them. A consumer whose parts hold
-  // output as large as their records asks for less (the chunks in flight are held at once).
+  // events go to the calling thread, 1 to 4 MiB when parts take them (by the number of threads). A
+  // consumer whose parts hold output as large as their records asks for less (the chunks in flight
+  // are held at once).
   uint64_t chunk_bytes = 0;
 };
 
