@@ -62,6 +62,17 @@ def show(a):
     return "count=%d sum=%.6g min=%.6g max=%.6g" % (flat.size, f.sum(), f.min(), f.max())
 
 
+def tensor_type(data):
+    """A TensorProto's dims (field 1, one varint each) and data_type (field 2)."""
+    dims, dt = [], 0
+    for g, _, x in fields(data):
+        if g == 1:
+            dims.append(signed(x))
+        if g == 2:
+            dt = x
+    return dims, dt
+
+
 def attribute(data, legacy):
     """name, value text."""
     name, parts, items, atype = "", [], [], None
@@ -77,12 +88,7 @@ def attribute(data, legacy):
         elif f == 5:
             parts.append('"%s"' % text(v))
         elif f == 6:
-            dims, dt = [], 0
-            for g, _, x in fields(v):
-                if g == 1:
-                    dims.append(signed(x))
-                if g == 2:
-                    dt = x
+            dims, dt = tensor_type(v)
             parts.append("Tensor(%s, %s)" % (dims, NAMES[dt]))
         elif f == 7:
             parts.append("@" + "".join(text(x) for g, _, x in fields(v) if g == 2))
@@ -181,12 +187,7 @@ def value_info(data, legacy):
         if f == 1:
             name = text(v)
         if f == 2 and not legacy:
-            dims, dt = [], 0
-            for g, _, x in fields(v):
-                if g == 1:
-                    dims.append(signed(x))
-                if g == 2:
-                    dt = x
+            dims, dt = tensor_type(v)
             parts = " %s %s" % (NAMES[dt], dims)
         if f == 2 and legacy:
             for g, _, t in fields(v):
