@@ -54,15 +54,10 @@ nlohmann::ordered_json crc_json(const model::CrcCheck& crc) {
 void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
   // The walk touches a few bytes per parameter; the pages behind it are given back as it goes, so
   // that listing a checkpoint of any size keeps memory flat.
-  constexpr uint64_t kDropEvery = uint64_t{32} << 20;
-  uint64_t dropped = 0;
+  PageDropper dropper(out.file(), uint64_t{32} << 20);
   model::ReadOptions read;
   read.verify_crc = options.verify_crc;
-  read.walked = [&](uint64_t offset) {
-    if (offset - dropped < kDropEvery) return;
-    out.file().drop_pages(dropped, offset - dropped);
-    dropped = offset;
-  };
+  read.walked = [&](uint64_t offset) { dropper.done_before(offset); };
   model::Checkpoint ckpt = model::read_checkpoint(bytes, read);
   for (model::Parameter& p : ckpt.parameters) {
     if (p.kind == model::ParameterKind::MapTensor) {

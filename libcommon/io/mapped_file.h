@@ -75,4 +75,23 @@ class MappedFile {
   uint64_t pooled_ = 0;         // capacity of owned_ when it belongs to the thread's pool
 };
 
+// For a one-pass reader of a mapped file: gives back the pages behind it (drop_pages) `step`
+// bytes at a time, as it says how far it has read.
+class PageDropper {
+ public:
+  PageDropper(const MappedFile& file, uint64_t step, uint64_t from = 0)
+      : file_(file), step_(step), dropped_(from) {}
+  // Everything before `offset` is read and will not be looked at again.
+  void done_before(uint64_t offset) {
+    if (offset < dropped_ + step_) return;
+    file_.drop_pages(dropped_, offset - dropped_);
+    dropped_ = offset;
+  }
+
+ private:
+  const MappedFile& file_;
+  uint64_t step_;
+  uint64_t dropped_;
+};
+
 }  // namespace msdt

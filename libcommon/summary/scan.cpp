@@ -177,12 +177,8 @@ class Scanner {
     };
     // Pages read are given back as the reading goes: the resident set stays flat however large
     // the file (the reading is one pass; anything that looks back reads the file again).
-    uint64_t dropped = t.reader->offset();
-    callbacks.done_before = [&](uint64_t offset) {
-      if (offset < dropped + kDropBytes) return;
-      file.drop_pages(dropped, offset - dropped);
-      dropped = offset;
-    };
+    PageDropper dropper(file, kDropBytes, t.reader->offset());
+    callbacks.done_before = [&](uint64_t offset) { dropper.done_before(offset); };
     t.reader->read(file.bytes(), options_.read, callbacks, options_.follow);
   }
 
