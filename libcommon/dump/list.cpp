@@ -46,7 +46,9 @@ TensorRow make_row(const DumpDirectory& directory, const DumpFile& file, const D
 
 // --- formatting ---------------------------------------------------------------------------------
 
-std::string format_shape(std::span<const uint64_t> shape) {
+namespace {
+template <class Dim>
+std::string shape_text(std::span<const Dim> shape) {
   if (shape.empty()) return "scalar";
   std::string text;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -55,6 +57,10 @@ std::string format_shape(std::span<const uint64_t> shape) {
   }
   return text;
 }
+}  // namespace
+
+std::string format_shape(std::span<const uint64_t> shape) { return shape_text(shape); }
+std::string format_shape(std::span<const int64_t> shape) { return shape_text(shape); }
 
 // --- records -------------------------------------------------------------------------------------
 

@@ -60,8 +60,10 @@ struct TensorRow {
 
 TensorRow make_row(const DumpDirectory& directory, const DumpFile& file, const DumpTensor& tensor);
 
-// "2x3"; "scalar" for a 0-d tensor.
+// "2x3"; "scalar" for a 0-d tensor. The signed form for declared shapes with a dynamic axis
+// ("-1x1x4x4").
 std::string format_shape(std::span<const uint64_t> shape);
+std::string format_shape(std::span<const int64_t> shape);
 
 // The fields of a row (JSON keys in this order) and the table columns; one row as a record.
 table::Schema row_schema(bool stats);

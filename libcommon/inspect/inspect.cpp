@@ -58,9 +58,8 @@ table::Cell shape_cell(const std::vector<uint64_t>& shape) {
 
 // "-1x1x4x4": a declared shape with a dynamic axis.
 table::Cell dynamic_shape_cell(const Item& item) {
-  std::string text;
-  for (int64_t d : item.dynamic_dims) text += (text.empty() ? "" : "x") + std::to_string(d);
-  return table::Composite{text, nlohmann::ordered_json(item.dynamic_dims)};
+  return table::Composite{dump::format_shape(item.dynamic_dims),
+                          nlohmann::ordered_json(item.dynamic_dims)};
 }
 
 table::Cell text_cell(const std::string& text) {
