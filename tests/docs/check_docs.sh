@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks that the man pages and shell completions stay in step with the tools.
+# Checks that the man pages, shell completions and the examples of README.md and docs/*.md stay
+# in step with the tools.
 #
 #   check_docs.sh bash-syntax   SOURCE_DIR
 #   check_docs.sh bash-complete SOURCE_DIR
@@ -8,6 +9,11 @@
 #   check_docs.sh fish-complete SOURCE_DIR
 #   check_docs.sh man           SOURCE_DIR TOOL
 #   check_docs.sh options       SOURCE_DIR TOOL [BINARY]
+#   check_docs.sh examples      SOURCE_DIR PAGE [TOOLS_DIR MKFIXTURE]
+#
+# examples: the examples of one page (README.md or docs/NAME.md) against the tools
+# (check_examples.py says how): every option an example gives a tool is one it has, and every
+# ```console transcript, run on the data of scripts/demo-data, prints what the page shows.
 #
 # Exit 0 pass, 1 fail, 77 skipped (a missing shell, groff or tool binary; the reason is printed,
 # and ctest reports the test as skipped through SKIP_RETURN_CODE).
@@ -349,6 +355,35 @@ check_options() {
     finish
 }
 
+# --- examples of README.md and docs/*.md ------------------------------------------------------
+
+check_examples() {
+    local src=$1 page=$2 tools_dir=${3:-} mkfixture=${4:-} status
+    [[ -r $src/$page ]] || { fail "$page is missing"; finish; }
+    if [[ -z $tools_dir || -z $mkfixture || ! -x $mkfixture ]]; then
+        skip "the tools or mkfixture are not built, so the examples of $page cannot be run"
+    fi
+    [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is not installed (Debian package python3)"
+    /usr/bin/python3 "$src/tests/docs/check_examples.py" options "$src/$page" "$tools_dir"
+    status=$?
+    ((status == 77)) && exit 77
+    ((status == 0)) || failures=$((failures + 1))
+
+    local data
+    data=$(mktemp -d)
+    trap 'rm -rf "$data"' EXIT
+    if ! PATH="$(dirname "$mkfixture"):$PATH" "$src/scripts/demo-data" "$data/example" >"$data/log" 2>&1; then
+        cat "$data/log" >&2
+        fail "scripts/demo-data failed"
+        finish
+    fi
+    /usr/bin/python3 "$src/tests/docs/check_examples.py" run "$src/$page" "$tools_dir" "$data/example"
+    status=$?
+    ((status == 77)) && exit 77
+    ((status == 0)) || failures=$((failures + 1))
+    finish
+}
+
 command=${1:-}
 if [[ -n ${2:-} ]]; then
     # Completion checks run in a temporary directory, so the source directory must be absolute.
@@ -362,8 +397,9 @@ case $command in
     fish-complete) check_fish_complete "$2" ;;
     man) check_man "$2" "$3" ;;
     options) check_options "$2" "$3" "${4:-}" ;;
+    examples) check_examples "$2" "$3" "${4:-}" "${5:-}" ;;
     *)
-        echo "usage: $0 bash-syntax|bash-complete|zsh-syntax|fish-syntax|fish-complete|man|options SOURCE_DIR [TOOL [BINARY]]" >&2
+        echo "usage: $0 bash-syntax|bash-complete|zsh-syntax|fish-syntax|fish-complete|man|options|examples SOURCE_DIR [TOOL [BINARY] | PAGE [TOOLS_DIR MKFIXTURE]]" >&2
         exit 2
         ;;
 esac
