@@ -369,6 +369,10 @@ check_examples() {
     ((status == 77)) && exit 77
     ((status == 0)) || failures=$((failures + 1))
 
+    if ! grep -q '^[[:space:]]*```console' "$src/$page"; then
+        echo "$page: no console example to run"
+        finish
+    fi
     local data
     data=$(mktemp -d)
     trap 'rm -rf "$data"' EXIT
