@@ -12,7 +12,8 @@
 #   check_docs.sh examples      SOURCE_DIR PAGE [TOOLS_DIR MKFIXTURE]
 #
 # examples: the examples of one page (README.md or docs/NAME.md) against the tools
-# (check_examples.py says how): every option an example gives a tool is one it has, and every
+# (check_examples.py says how): every relative link names a file and heading that exist, every
+# option an example gives a tool is one it has, and every
 # ```console transcript, run on the data of scripts/demo-data, prints what the page shows.
 #
 # Exit 0 pass, 1 fail, 77 skipped (a missing shell, groff or tool binary; the reason is printed,

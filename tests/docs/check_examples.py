@@ -3,7 +3,8 @@
     check_examples.py options PAGE TOOLS_DIR
     check_examples.py run     PAGE TOOLS_DIR DATA_DIR
 
-options: every option an example passes to an msdt tool must be one the tool has. An example is a
+options: every relative link and image of the page must name a file that exists (and a heading
+of it, for `#anchor`), and every option an example passes to an msdt tool must be one the tool has. An example is a
 line of a fenced code block (console, sh, yaml, …; in a console block only the `$ ` lines) or an
 inline code span that starts with a tool's name; its long options (--name, --name=value) must
 appear in `TOOL --help`, and so must its single-dash options (-o, -out), whatever follows them.
@@ -152,6 +153,42 @@ def check_options(page, tools_dir):
         for span in re.findall(r"`([^`]+)`", line):
             if any(span.startswith(t + " ") for t in TOOLS):
                 check_options_in(page, number, span, tools_dir)
+
+
+# --- links ---------------------------------------------------------------------------------------
+
+def anchors(path):
+    """GitHub's anchors of a Markdown file's headings."""
+    out = set()
+    in_block = False
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        if re.match(r"^\s*```", line):
+            in_block = not in_block
+        elif not in_block and re.match(r"^#{1,6} ", line):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def check_links(page):
+    """Every relative link and image of the page names a file that exists, and a heading there."""
+    text = open(page, encoding="utf-8").read()
+    in_block = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if re.match(r"^\s*```", line):
+            in_block = not in_block
+            continue
+        if in_block:
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(full):
+                fail(page, number, f"link to {target}: {full} does not exist")
+            elif anchor and full.endswith(".md") and anchor not in anchors(full):
+                fail(page, number, f"link to {target}: no such heading in {full}")
 
 
 # --- run -----------------------------------------------------------------------------------------
@@ -314,6 +351,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "options":
+        check_links(sys.argv[2])
         check_options(sys.argv[2], sys.argv[3])
     else:
         if len(sys.argv) != 5:
