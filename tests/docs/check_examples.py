@@ -35,8 +35,10 @@ import subprocess
 import sys
 import tempfile
 
-TOOLS = ["dump-parse", "dump-convert", "watch-check", "ir-to-dot", "summary-cat", "rdr-inspect",
-         "dump-compare", "ckpt-inspect"]
+# The tools: every program with a man page (man/TOOL.1), so a new tool is checked once it has one.
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = sorted(name[:-2] for name in os.listdir(os.path.join(SOURCE_DIR, "man"))
+               if name.endswith(".1"))
 ELLIPSIS = "…"
 TIMEOUT = 300
 
