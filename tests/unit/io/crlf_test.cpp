@@ -99,6 +99,22 @@ TEST(CrlfDamage, KeepsTheErrorWithoutAClaim) {
   EXPECT_EQ(error.describe(), "offset 0x2: bad");
 }
 
+// A reader inside another (an .npy inside a dump file) may have said it already: kept, not redone.
+TEST(CrlfDamage, AnErrorThatSaysSoIsKept) {
+  const auto damaged = apply_crlf(bytes_of("GOOD\n"));
+  Error error("bad");
+  ASSERT_TRUE(explain_line_ending_damage(error, damaged, "x", parse_good));
+  const std::string said = error.message;
+  bool tried = false;
+  auto spy = [&](Bytes) -> std::optional<std::string> {
+    tried = true;
+    return std::nullopt;
+  };
+  EXPECT_TRUE(explain_line_ending_damage(error, damaged, "y", spy));
+  EXPECT_FALSE(tried);
+  EXPECT_EQ(error.message, said);
+}
+
 TEST(CrlfDamage, LargerThanTheLimitIsCalledLikely) {
   const auto damaged = apply_crlf(bytes_of("GOOD\nmore bytes\n"));
   Error error = Error::at_offset(6, "bad");
