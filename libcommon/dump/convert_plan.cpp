@@ -82,7 +82,11 @@ class Planner {
       : options_(options), file_(file), basename_(basename), contents_(contents), out_(callbacks) {}
 
   Status plan() {
-    if (is_container(file_, contents_)) return plan_container();
+    if (is_container(file_, contents_)) {
+      Status status = plan_container();
+      if (status) explain_line_endings(file_, contents_, *status);
+      return status;
+    }
     if (file_.name.kind == FileKind::Unknown && !looks_like_npy(contents_)) {
       // Not a dump file (a README, a note): skipped with a warning, like dump-parse does, rather
       // than failing a whole tree for a stray file.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/file_roles.h"
+#include "io/crlf.h"
 #include "io/text.h"
 #include "tensor/layout.h"
 
@@ -33,6 +34,15 @@ DumpTensor tensor_from_name(const DumpFileName& name, std::string format) {
 Status read_npy(const DumpFile& file, Bytes contents,
                 const std::function<void(const DumpTensor&)>& visit) {
   MSDT_TRY(NpyHeader header, parse_npy(contents, file.name.dtype));
+  // Bytes after the data are ignored, as NumPy does, unless the file is damaged by a line-ending
+  // conversion: its header's LF then got a CR before it, and every element after an LF moved on
+  // by a byte, so the header still reads and the elements do not (io/crlf.h).
+  if (const uint64_t end = header.data_offset + header.data_size;
+      contents.size() > end && crlf_damaged_lf_count(contents) > 0) {
+    Error error =
+        Error::at_offset(end, fmt::format("{} bytes after the npy data", contents.size() - end));
+    if (explain_line_endings(file, contents, error)) return error;
+  }
   DumpTensor tensor = tensor_from_name(file.name, "npy");
   tensor.dtype = header.dtype;
   tensor.shape = header.shape;
@@ -162,16 +172,9 @@ Status read_statistics(const DumpFile& file, Bytes contents,
   return std::nullopt;
 }
 
-}  // namespace
-
-Status read_dump_file(const DumpFile& file, Bytes contents,
-                      const std::function<void(const DumpTensor&)>& visit) {
-  return read_dump_file(file, contents, {}, visit);
-}
-
-Status read_dump_file(const DumpFile& file, Bytes contents,
-                      const std::function<void(const Error&)>& warn,
-                      const std::function<void(const DumpTensor&)>& visit) {
+Status read_contents(const DumpFile& file, Bytes contents,
+                     const std::function<void(const Error&)>& warn,
+                     const std::function<void(const DumpTensor&)>& visit) {
   // Content decides over the name: a renamed or mapped file is still what its bytes say.
   if (looks_like_npy(contents)) {
     if (file.name.kind == FileKind::Unknown && warn)
@@ -204,6 +207,51 @@ Status read_dump_file(const DumpFile& file, Bytes contents,
     default:  // side files (kind_is_side_file): nothing to visit
       return std::nullopt;
   }
+}
+
+// What the binary format of a dump file is called in the line-ending diagnosis; empty for the
+// text formats (statistic.csv, JSON overflow records), which CR LF does not damage.
+std::string binary_format(const DumpFile& file, Bytes contents) {
+  if (looks_like_npy(contents)) return "NumPy .npy file";
+  switch (file.name.kind) {
+    case FileKind::Npy:
+    case FileKind::ConvertedNpy:
+      return "NumPy .npy file";
+    case FileKind::LegacyBin:
+      return "raw tensor file (.bin)";
+    case FileKind::AscendBinary:
+    case FileKind::Overflow:
+      return "Ascend dump file (DumpData)";
+    case FileKind::Unknown:
+      return looks_like_ascend_dump(contents) ? "Ascend dump file (DumpData)" : "";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+bool explain_line_endings(const DumpFile& file, Bytes contents, Error& error) {
+  auto parse = [&](Bytes repaired) -> std::optional<std::string> {
+    std::string format = binary_format(file, repaired);
+    if (format.empty() || read_contents(file, repaired, {}, [](const DumpTensor&) {}))
+      return std::nullopt;
+    return format;
+  };
+  return explain_line_ending_damage(error, contents, file.display, parse);
+}
+
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const DumpTensor&)>& visit) {
+  return read_dump_file(file, contents, {}, visit);
+}
+
+Status read_dump_file(const DumpFile& file, Bytes contents,
+                      const std::function<void(const Error&)>& warn,
+                      const std::function<void(const DumpTensor&)>& visit) {
+  Status status = read_contents(file, contents, warn, visit);
+  if (status) explain_line_endings(file, contents, *status);
+  return status;
 }
 
 }  // namespace msdt::dump

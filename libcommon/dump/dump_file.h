@@ -48,4 +48,10 @@ Status read_dump_file(const DumpFile& file, Bytes contents,
 Status read_dump_file(const DumpFile& file, Bytes contents,
                       const std::function<void(const DumpTensor&)>& visit);
 
+// After reading `file` failed with `error`: when its bytes are a binary dump file (.npy, format A
+// .bin, DumpData) damaged by a line-ending conversion, `error` says so and the result is true
+// (io/crlf.h). read_dump_file does it itself; a reader that parses a container on its own
+// (dump-convert) calls it.
+bool explain_line_endings(const DumpFile& file, Bytes contents, Error& error);
+
 }  // namespace msdt::dump

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <utility>
 
+#include "io/crlf.h"
 #include "io/output_file.h"
 #include "io/report.h"
 #include "ir/load.h"
@@ -251,6 +252,44 @@ void read_graph_meta(ModelFile& out, Bytes bytes) {
   for (const Error& w : module.warnings) out.problems.push_back(w);
 }
 
+// What `repaired` (a file with its line-ending damage undone, io/crlf.h) is, when its reader
+// finds no problem in it (and its CRC, if any, holds).
+std::optional<std::string> reads_cleanly(Bytes repaired) {
+  const model::Sniff sniffed = model::sniff(repaired);
+  bool clean = false;
+  switch (sniffed.kind) {
+    case model::FileKind::Checkpoint:
+    case model::FileKind::CheckpointWithCrc: {
+      model::ReadOptions read;
+      read.verify_crc = true;
+      model::Checkpoint ckpt = model::read_checkpoint(repaired, read);
+      clean = ckpt.problems.empty() && ckpt.crc.status != model::CrcStatus::Mismatch;
+      break;
+    }
+    case model::FileKind::Safetensors: {
+      model::Safetensors file = model::read_safetensors(repaired, {.verify_crc = true});
+      clean = file.problems.empty() && file.crc.status != model::CrcStatus::Mismatch;
+      break;
+    }
+    case model::FileKind::MsLite:
+      clean = model::read_ms_lite(repaired).problems.empty();
+      break;
+    case model::FileKind::MindIR:
+    case model::FileKind::MindIRLegacy:
+      clean = model::read_mindir(repaired).problems.empty();
+      break;
+    case model::FileKind::GraphMeta:
+      clean = ir::load_graph(repaired).module.has_value();
+      break;
+    case model::FileKind::Encrypted:
+    case model::FileKind::Unknown:
+      break;
+  }
+  if (!clean) return std::nullopt;
+  return sniffed.description.starts_with("a ") ? sniffed.description.substr(2)
+                                               : sniffed.description;
+}
+
 }  // namespace
 
 Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options) {
@@ -297,9 +336,17 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
     case model::FileKind::MindIRLegacy:
       read_mindir_file(out, bytes, *format);
       break;
-    case model::FileKind::Unknown:
-      return model::not_a_checkpoint(out.sniff);
+    case model::FileKind::Unknown: {
+      Error error = model::not_a_checkpoint(out.sniff);
+      explain_line_ending_damage(error, bytes, path, reads_cleanly);
+      return error;
+    }
   }
+  // A file damaged by a line-ending conversion is one line saying so, not its misread items.
+  if (!out.problems.empty())
+    if (Error error = out.problems.front();
+        explain_line_ending_damage(error, bytes, path, reads_cleanly))
+      return error;
   return out;
 }
 

@@ -48,6 +48,7 @@ Result render(const std::string& input, const ConvertOptions& options, bool in_w
     return r;
   }
   Loaded loaded = load_graph(mapped->bytes());
+  explain_line_endings(loaded, mapped->bytes(), name);
   if (!loaded.module) {
     if (in_walk && !loaded.not_a_graph.empty()) {
       r.problems.warning(name, Error("skipped, not a graph file: " + loaded.not_a_graph));
@@ -293,6 +294,7 @@ int diff_inputs(const std::string& before, const std::string& after, const Conve
       return kExitBadInput;
     }
     Loaded loaded = load_graph(mapped->bytes());
+    explain_line_endings(loaded, mapped->bytes(), display(*names[k]));
     if (!loaded.module) {
       diagnostics.error(display(*names[k]), loaded.module.error());
       return kExitBadInput;

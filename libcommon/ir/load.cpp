@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/crlf.h"
 #include "ir/dat_parser.h"
 #include "ir/graph_proto.h"
 #include "ir/mindir_graph.h"
@@ -35,9 +36,9 @@ std::string what_it_looks_like(std::string_view text, Bytes data) {
   return "";
 }
 
-}  // namespace
-
-Loaded load_graph(Bytes data) {
+// `binary_kind`, when given, says which binary format loaded ("MindIR model", "MindSpore graph
+// protobuf"); it stays empty for text.
+Loaded load(Bytes data, std::string* binary_kind) {
   Loaded out;
   std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
   auto refuse = [&](std::string why) {
@@ -51,6 +52,7 @@ Loaded load_graph(Bytes data) {
   if (auto kind = model::sniff(data).kind;
       kind == model::FileKind::MindIR || kind == model::FileKind::MindIRLegacy) {
     out.module = parse_mindir(data);
+    if (binary_kind) *binary_kind = "MindIR model";
     return out;
   }
   std::string why;
@@ -70,6 +72,7 @@ Loaded load_graph(Bytes data) {
     auto module = parse_model_proto(data);
     if (module && !module->graphs.empty() && !module->graphs.front().nodes.empty()) {
       out.module = std::move(module);
+      if (binary_kind) *binary_kind = "MindSpore graph protobuf";
       return out;
     }
     if (!module && !is_text(data)) {
@@ -80,6 +83,23 @@ Loaded load_graph(Bytes data) {
   }
   if (!why.empty()) return refuse(why);
   return refuse("binary data, neither graph text nor a graph protobuf");
+}
+
+}  // namespace
+
+Loaded load_graph(Bytes data) { return load(data, nullptr); }
+
+void explain_line_endings(Loaded& loaded, Bytes data, std::string_view path) {
+  if (loaded.module) return;
+  // Only a binary graph is damaged by CR LF: text with CR LF line ends is just text.
+  auto parse = [](Bytes repaired) -> std::optional<std::string> {
+    std::string kind;
+    Loaded again = load(repaired, &kind);
+    if (!again.module || kind.empty()) return std::nullopt;
+    return kind;
+  };
+  if (explain_line_ending_damage(loaded.module.error(), data, path, parse))
+    loaded.not_a_graph.clear();
 }
 
 }  // namespace msdt::ir

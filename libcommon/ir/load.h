@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "io/byte_reader.h"
 #include "io/error.h"
@@ -20,5 +21,10 @@ struct Loaded {
 };
 
 Loaded load_graph(Bytes data);
+
+// After load_graph failed on `data`: when the bytes are a binary graph (a graph protobuf or a
+// MindIR) damaged by a line-ending conversion (io/crlf.h), the error says so and `not_a_graph`
+// is cleared (a walk reports the file instead of skipping it). `path`: the file as shown.
+void explain_line_endings(Loaded& loaded, Bytes data, std::string_view path);
 
 }  // namespace msdt::ir

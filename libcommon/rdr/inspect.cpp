@@ -98,6 +98,7 @@ void load(RecorderFile& file) {
   switch (file.kind) {
     case Kind::Graph: {
       ir::Loaded loaded = ir::load_graph(bytes);
+      ir::explain_line_endings(loaded, bytes, file.path);
       if (loaded.module)
         file.graph = std::make_shared<ir::Module>(std::move(*loaded.module));
       else

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 
+#include "io/crlf.h"
 #include "io/mapped_file.h"
 
 namespace msdt::summary {
@@ -23,7 +24,25 @@ struct Tracked {
   std::unique_ptr<FileReader> reader;
   uint64_t size_read = 0;  // the size the file had at the last read
   bool failed = false;     // could not be opened: not retried
+  bool crlf = false;       // said to be damaged by a line-ending conversion: nothing more said
 };
+
+// What `repaired` (a file with its line-ending damage undone, io/crlf.h) is, when every record
+// of it holds: framing, both CRCs (checked whatever --no-crc says) and the events' decoding.
+std::optional<std::string> reads_cleanly(FileKind kind, Bytes repaired, ReadOptions options) {
+  options.record.verify = true;
+  FileReader reader(kind);
+  bool clean = true;
+  ReadCallbacks callbacks;
+  callbacks.event = [](const Event&) {};  // decoded, then dropped
+  callbacks.error = [&](const Error&) { clean = false; };
+  reader.read(repaired, options, callbacks, true);
+  if (!clean || reader.pending() || reader.records() == 0) return std::nullopt;
+  if (reader.dialect() == Dialect::TensorFlow) return "TensorBoard event file (tfevents)";
+  if (kind == FileKind::Lineage) return "MindSpore lineage file";
+  if (kind == FileKind::Explain) return "MindSpore explain file";
+  return "MindSpore summary file";
+}
 
 // One run directory (or a single file, or stdin) and the files read from it so far.
 struct Run {
@@ -88,7 +107,7 @@ class Scanner {
     // Tails still incomplete when reading ends.
     for (Run& r : runs_)
       for (Tracked& t : r.files)
-        if (t.reader && t.reader->pending() && options_.follow) report_tail(t);
+        if (t.reader && t.reader->pending() && options_.follow && !t.crlf) report_tail(t);
   }
 
  private:
@@ -168,8 +187,25 @@ class Scanner {
         return parts_(t.source);
       };
     }
-    callbacks.error = [&](const Error& e) { diagnostics_.error(t.source.file, e); };
+    // The first problem of a reading asks whether the file is damaged by a line-ending conversion
+    // (io/crlf.h); if so, that one line is all that is said about the file.
+    bool asked = false;
+    auto damaged = [&](const Error& e) {
+      if (t.crlf || asked) return t.crlf;
+      asked = true;
+      Error line = e;
+      auto parse = [&](Bytes repaired) {
+        return reads_cleanly(t.source.kind, repaired, options_.read);
+      };
+      if (!explain_line_ending_damage(line, file.bytes(), t.source.file, parse)) return false;
+      diagnostics_.error(t.source.file, line);
+      return t.crlf = true;
+    };
+    callbacks.error = [&](const Error& e) {
+      if (!damaged(e)) diagnostics_.error(t.source.file, e);
+    };
     callbacks.truncated = [&](const Error& e) {
+      if (damaged(e)) return;
       if (options_.strict)
         diagnostics_.error(t.source.file, e);
       else

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "io/crlf.h"
 #include "payloads.h"
 #include "writers.h"
 
@@ -144,7 +145,7 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
     make_socket(target);
   } else if (key == "summary" && entry.at("summary").has("generate")) {
     // Benchmark files are streamed to disk, never held whole, so there are no bytes to cut.
-    for (auto modifier : {"truncate_at", "append_hex", "empty"})
+    for (auto modifier : {"truncate_at", "append_hex", "empty", "crlf"})
       if (entry.has(modifier)) entry.at(modifier).fail("does not apply to a generated summary");
     write_generated_summary(entry.at("summary"), target);
   } else {
@@ -221,6 +222,8 @@ void write_entry(const Node& entry, const fs::path& target, std::vector<Deferred
       auto more = parse_hex(*a);
       bytes.insert(bytes.end(), more.begin(), more.end());
     }
+    // A text-mode copy's damage to a binary file (git's autocrlf, FTP ASCII mode): LF -> CR LF.
+    if (auto c = entry.find("crlf"); c && c->boolean()) bytes = apply_crlf(bytes);
     write_bytes(target, bytes);
   }
   Deferred d{target, std::nullopt, std::nullopt};
@@ -257,7 +260,8 @@ const std::initializer_list<std::string_view> kEntryKeys = {
     "lines",       "json", "hex",         "dir",         "symlink",        "truncate_at",
     "append_hex",  "mode", "mtime",       "empty",       "fifo",           "socket",
     "count_lines", "ir",   "graph_proto", "summary",     "rdr_exec_order", "rdr_memory",
-    "rdr_tasks",   "ckpt", "encrypted",   "safetensors", "mindir",         "ms_lite"};
+    "rdr_tasks",   "ckpt", "encrypted",   "safetensors", "mindir",         "ms_lite",
+    "crlf"};
 
 }  // namespace
 
