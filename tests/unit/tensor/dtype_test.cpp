@@ -297,7 +297,9 @@ TEST(DType, LabelIsMindSporesCamelCaseSpelling) {
     const auto dtype = static_cast<DType>(i);
     const std::string_view label = dtype_label(dtype);
     EXPECT_FALSE(label.empty());
-    if (auto back = parse_dtype_label(label)) EXPECT_EQ(*back, dtype) << label;
+    if (auto back = parse_dtype_label(label)) {
+      EXPECT_EQ(*back, dtype) << label;
+    }
   }
   for (DType d : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
                   DType::UInt16, DType::UInt32, DType::UInt64, DType::Float16, DType::Float32,
