@@ -35,6 +35,12 @@ constexpr size_t kWindowPerWorker = 16;
 // Tensors from this size on are compared by all workers at once (in compare::distance_sums'
 // chunks).
 constexpr uint64_t kSplitBytes = uint64_t{16} << 20;
+// --diff hands the workers chunks of pairs: up to this many, or fewer once they hold this many
+// bytes (so that a large pair goes alone and the workers stay balanced).
+constexpr size_t kChunkPairs = 256;
+constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
+// Pairs from this size on are read from the disk ahead of their comparison.
+constexpr uint64_t kPrefetchBytes = uint64_t{64} << 10;
 
 bool selected(const Selection& selection, const Item& item) {
   return !selection.name || std::regex_search(item.name, *selection.name);
@@ -383,68 +389,110 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
     const Item* b = nullptr;
   };
   std::vector<Task> tasks;
+  tasks.reserve(items_a.size());
   for (const Item* item : items_a) {
     auto it = by_name_b.find(item->name);
     tasks.push_back({item, it == by_name_b.end() ? nullptr : it->second});
   }
   for (const Item* item : items_b)
     if (!by_name_a.contains(item->name)) tasks.push_back({nullptr, item});
+  // The maps' buckets go with them (clear() would keep them).
+  decltype(by_name_a)().swap(by_name_a);
+  decltype(by_name_b)().swap(by_name_b);
+
+  // Pairs go to the workers in chunks: handing one result over costs more than comparing an
+  // empty or a small tensor, so a chunk takes a run of small pairs (and a large pair alone).
+  // Memory follows the chunks in flight, whatever the number of parameters.
+  auto task_bytes = [](const Task& t) {
+    return (t.a && t.a->has_bytes ? t.a->bytes() : 0) + (t.b && t.b->has_bytes ? t.b->bytes() : 0);
+  };
+  std::vector<size_t> chunks;  // the first task of each chunk
+  for (size_t i = 0, count = 0, bytes = 0; i < tasks.size(); ++i) {
+    if (i == 0 || count >= kChunkPairs || bytes >= kChunkBytes) {
+      chunks.push_back(i);
+      count = 0;
+      bytes = 0;
+    }
+    ++count;
+    bytes += task_bytes(tasks[i]);
+  }
+  auto chunk_end = [&](size_t c) { return c + 1 < chunks.size() ? chunks[c + 1] : tasks.size(); };
 
   const table::Schema schema(
       std::vector<std::string>(std::begin(kDiffFields), std::end(kDiffFields)),
       std::vector<std::string>(std::begin(kDiffColumns), std::end(kDiffColumns)));
   std::unique_ptr<table::Sink> sink = table::make_sink(options.format, schema, options.header, out);
   bool differs = false;
-  std::vector<DiffRow> held;  // --top
-  ordered_parallel<DiffRow>(
-      tasks.size(), options.jobs, kWindowPerWorker * options.jobs,
-      [&](size_t i) {
-        // The disk reads the pair a worker takes next while this one is compared.
-        if (i + options.jobs < tasks.size() && tasks[i + options.jobs].a &&
-            tasks[i + options.jobs].b) {
-          a->prefetch(*tasks[i + options.jobs].a);
-          b->prefetch(*tasks[i + options.jobs].b);
+  // --top: the structural rows (one side only, dtype, shape) are printed as they come, in file
+  // order, as they rank first; of the others only the N largest changes are kept (largest l2
+  // first, none or NaN counting as the largest, file order among equals), in a heap whose top is
+  // the one to drop next.
+  struct Ranked {
+    double l2;
+    size_t index;
+    DiffRow row;
+  };
+  auto better = [](const Ranked& x, const Ranked& y) {
+    return x.l2 > y.l2 || (x.l2 == y.l2 && x.index < y.index);
+  };
+  std::vector<Ranked> kept;  // a heap under `better`: kept.front() is the worst kept
+  size_t row_index = 0;
+  ordered_parallel<std::vector<DiffRow>>(
+      chunks.size(), options.jobs, kWindowPerWorker * options.jobs,
+      [&](size_t c) {
+        // The disk reads the pairs a worker takes next while these are compared (large ones:
+        // a small tensor's page is read when touched).
+        if (c + options.jobs < chunks.size())
+          for (size_t i = chunks[c + options.jobs]; i < chunk_end(c + options.jobs); ++i)
+            if (tasks[i].a && tasks[i].b && task_bytes(tasks[i]) >= kPrefetchBytes) {
+              a->prefetch(*tasks[i].a);
+              b->prefetch(*tasks[i].b);
+            }
+        std::vector<DiffRow> rows;
+        rows.reserve(chunk_end(c) - chunks[c]);
+        for (size_t i = chunks[c]; i < chunk_end(c); ++i) {
+          const Task& t = tasks[i];
+          if (t.a && t.b) {
+            rows.push_back(diff_pair(*a, *t.a, *b, *t.b, options));
+            continue;
+          }
+          const Item& only = t.a ? *t.a : *t.b;
+          DiffRow& row = rows.emplace_back();
+          row.name = only.name;
+          row.status = t.a ? Change::OnlyA : Change::OnlyB;
+          row.dtype = dtype_text(only.content);
+          row.shape = shape_cell(only.content.shape);
+          row.elements = only.content.elements();
         }
-        const Task& t = tasks[i];
-        if (t.a && t.b) return diff_pair(*a, *t.a, *b, *t.b, options);
-        const Item& only = t.a ? *t.a : *t.b;
-        DiffRow row;
-        row.name = only.name;
-        row.status = t.a ? Change::OnlyA : Change::OnlyB;
-        row.dtype = dtype_text(only.content);
-        row.shape = shape_cell(only.content.shape);
-        row.elements = only.content.elements();
-        return row;
+        return rows;
       },
-      [&](size_t, DiffRow row) {
-        if (row.error) {
-          diagnostics.error(fmt::format("{} / {}", path_a, path_b),
-                            std::move(*row.error).with_context(fmt::format("'{}'", row.name)));
-          unreadable = true;
+      [&](size_t, std::vector<DiffRow> rows) {
+        for (DiffRow& row : rows) {
+          const size_t index = row_index++;
+          if (row.error) {
+            diagnostics.error(fmt::format("{} / {}", path_a, path_b),
+                              Error(*row.error).with_context(fmt::format("'{}'", row.name)));
+            unreadable = true;
+          }
+          differs = differs || row.differs();
+          const bool structural = row.status != Change::Same && row.status != Change::Changed;
+          if (!options.top || structural) {
+            sink->row(row.record());
+            continue;
+          }
+          if (*options.top == 0) continue;
+          const double l2 = row.l2 && !std::isnan(*row.l2) ? *row.l2 : INFINITY;
+          if (kept.size() == *options.top) {
+            if (!better(Ranked{l2, index, {}}, kept.front())) continue;
+            std::pop_heap(kept.begin(), kept.end(), better);
+            kept.pop_back();
+          }
+          kept.push_back({l2, index, std::move(row)});
+          std::push_heap(kept.begin(), kept.end(), better);
         }
-        differs = differs || row.differs();
-        if (options.top)
-          held.push_back(std::move(row));
-        else
-          sink->row(row.record());
       });
-  if (options.top) {
-    // Structural rows first, in file order; then the changes, largest l2 first (no l2: first).
-    auto rank = [](const DiffRow& r) {
-      return r.status == Change::Same || r.status == Change::Changed ? 1 : 0;
-    };
-    std::stable_sort(held.begin(), held.end(), [&](const DiffRow& x, const DiffRow& y) {
-      if (rank(x) != rank(y)) return rank(x) < rank(y);
-      if (rank(x) == 0) return false;
-      const double lx = x.l2.value_or(INFINITY), ly = y.l2.value_or(INFINITY);
-      return lx > ly;
-    });
-    uint64_t numeric_rows = 0;
-    for (const DiffRow& row : held) {
-      if (rank(row) == 1 && numeric_rows++ >= *options.top) break;
-      sink->row(row.record());
-    }
-  }
+  std::sort_heap(kept.begin(), kept.end(), better);
+  for (const Ranked& r : kept) sink->row(r.row.record());
   sink->finish();
   if (unreadable) return kExitDiffUnreadable;
   return differs ? kExitDiffers : kExitOk;
@@ -532,6 +580,9 @@ void export_safetensors(const std::string& path, const std::string& output,
   // and an Int4 tensor kept as its int8 view keeps saying so.
   std::vector<std::pair<std::string, std::string>> metadata = {{"format", "ms"}};
   for (const Item* item : selected_items(*model, selection)) {
+    // No bytes in the file (a graph's inputs and activations, a -graph.meta parameter, a damaged
+    // external entry already reported): nothing to convert, as --export.
+    if (!item->has_bytes) continue;
     std::optional<std::string_view> name =
         item->numeric() ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
     const bool encoded = item->storage == "compressed";  // MindIR: not the elements
@@ -559,11 +610,24 @@ void export_safetensors(const std::string& path, const std::string& output,
     diagnostics.output_error(output, file.error());
     return;
   }
-  Status status = model::write_safetensors(*file, entries, metadata,
-                                           [&](size_t i) -> Expected<model::TensorData> {
-                                             if (i > 0) model->drop(*items[i - 1]);
-                                             return model->data(*items[i]);
-                                           });
+  // A tensor whose bytes cannot be read (an external data file missing, say) is the input's
+  // fault, not the output's: it is reported against the model and nothing is written.
+  std::optional<Error> unreadable;
+  Status status = model::write_safetensors(
+      *file, entries, metadata, [&](size_t i) -> Expected<model::TensorData> {
+        if (i > 0) model->drop(*items[i - 1]);
+        Expected<model::TensorData> data = model->data(*items[i]);
+        if (!data) {
+          unreadable = data.error();
+          unreadable->context(fmt::format("'{}'", items[i]->name));
+        }
+        return data;
+      });
+  if (unreadable) {
+    unreadable->message += fmt::format(" (nothing written to '{}')", printable_path(output));
+    diagnostics.error(path, *unreadable);
+    return;
+  }
   if (!status) status = file->commit();
   if (status) diagnostics.output_error(output, *status);
 }

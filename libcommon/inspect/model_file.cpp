@@ -11,6 +11,7 @@
 #include "io/crlf.h"
 #include "io/output_file.h"
 #include "io/report.h"
+#include "io/text.h"
 #include "ir/load.h"
 #include "ir/report.h"
 #include "ir/type_spec.h"
@@ -60,6 +61,12 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
   read.verify_crc = options.verify_crc;
   read.walked = [&](uint64_t offset) { dropper.done_before(offset); };
   model::Checkpoint ckpt = model::read_checkpoint(bytes, read);
+  // Exactly the items needed: a vector grown by doubling holds up to twice that, and copies
+  // them all at each step (a checkpoint may have millions of parameters).
+  size_t count = 0;
+  for (const model::Parameter& p : ckpt.parameters)
+    count += p.kind == model::ParameterKind::MapTensor ? p.map.size() : 1;
+  out.items.reserve(count);
   for (model::Parameter& p : ckpt.parameters) {
     if (p.kind == model::ParameterKind::MapTensor) {
       static const char* const kPart[] = {"keys", "values", "status"};
@@ -86,6 +93,7 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
 
 void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
   model::Safetensors file = model::read_safetensors(bytes, {.verify_crc = options.verify_crc});
+  out.items.reserve(file.tensors.size());
   for (model::SafetensorsTensor& t : file.tensors) {
     Item& item = out.items.emplace_back();
     item.name = std::move(t.name);
@@ -102,43 +110,67 @@ void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& optio
   out.problems = std::move(file.problems);
 }
 
-void read_ms_lite_file(ModelFile& out, Bytes bytes) {
+// The problem of an external range that the file it names cannot hold (or the file cannot be
+// read): found when the model is opened, so that every mode reports it alike.
+std::optional<Error> check_external_file(const model::MsLiteTensor& t, size_t index,
+                                         const Item& item, const ModelFile::Format& format) {
+  std::shared_ptr<Expected<MappedFile>> mapped = format.map(item.source);
+  const model::Segment& range = item.content.segments.front();
+  std::string problem;
+  if (!*mapped)
+    problem = mapped->error().message;
+  else if (range.offset > (**mapped).size() || range.length > (**mapped).size() - range.offset)
+    problem = fmt::format("bytes {}-{} lie past its end ({} bytes)", range.offset,
+                          range.offset + range.length, (**mapped).size());
+  else
+    return std::nullopt;
+  return Error::at_offset(
+      t.offset, fmt::format("allTensors[{}] {}: externalData '{}': {}", index,
+                            quote_for_message(item.name), printable_path(item.source), problem));
+}
+
+void read_ms_lite_file(ModelFile& out, Bytes bytes, const ModelFile::Format& format) {
   model::MsLite lite = model::read_ms_lite(bytes);
   out.info["identifier"] = lite.identifier;
+  if (lite.legacy) out.info["schema"] = std::string(model::lite_legacy_schema_name(*lite.legacy));
   if (!lite.supported) {
     out.unlistable = Error(fmt::format(
         "a MindSpore Lite model with {}: an older schema, identified but not read (as Netron)",
-        lite.identifier.empty() ? "no identifier (0.7-1.0)" : "identifier " + lite.identifier));
+        lite.identifier.empty() ? "no identifier" : "identifier " + lite.identifier));
     out.problems = std::move(lite.problems);
     return;
   }
   out.info["name"] = lite.name;
-  out.info["version"] = lite.version;
+  if (!lite.legacy || *lite.legacy != model::LiteLegacySchema::V0_7)
+    out.info["version"] = lite.version;
   out.info["fmk_type"] = lite.fmk_type;
   out.info["nodes"] = lite.node_count;
   out.info["tensors_declared"] = lite.tensor_count;
-  out.info["subgraphs"] = lite.subgraph_names;
+  if (!lite.legacy) out.info["subgraphs"] = lite.subgraph_names;
   out.info["inputs"] = lite.inputs;
   out.info["outputs"] = lite.outputs;
-  out.info["obfuscated"] = lite.obfuscated;
-  for (model::MsLiteTensor& t : lite.tensors) {
+  if (!lite.legacy) out.info["obfuscated"] = lite.obfuscated;
+  std::vector<Error> external_problems;
+  for (size_t i = 0; i < lite.tensors.size(); ++i) {
+    model::MsLiteTensor& t = lite.tensors[i];
     Item& item = out.items.emplace_back();
-    item.name = std::move(t.name);
+    // 0.7-1.0 tensors have no name: they are called by their place in allTensors.
+    item.name = lite.legacy ? fmt::format("allTensors.{}", i) : std::move(t.name);
     // Weights hold data in the file; graph inputs, outputs and activations do not.
     item.has_bytes = !t.content.segments.empty();
     if (t.compressed()) item.storage = t.huffman ? "huffman" : t.compress_name;
     item.content = std::move(t.content);
     if (t.external) {
-      // externalData (1.6+): the bytes lie in a file beside the model, at offset for length.
+      // externalData (1.6+): the bytes lie in a file beside the model, at offset for length; a
+      // damaged entry is a problem of the reader's and leaves the tensor without bytes.
       item.storage = "external";
-      item.has_bytes = false;
-      if (t.external_data.size() == 1 && t.external_data[0].length >= 0 &&
-          t.external_data[0].offset >= 0 && item.content.dtype) {
-        const model::MsLiteExternal& e = t.external_data[0];
-        item.source = e.location;
-        item.content.segments = {{uint64_t(e.offset), uint64_t(e.length)}};
-        item.content.expected_bytes = dtype_bytes(*item.content.dtype, item.content.elements());
-        item.has_bytes = true;
+      if (t.external_range) {
+        item.source = t.external_data[*t.external_range].location;
+        if (auto problem = check_external_file(t, i, item, format)) {
+          external_problems.push_back(std::move(*problem));
+          item.has_bytes = false;
+          item.content.segments.clear();
+        }
       }
     }
     item.kind = item.has_bytes ? "weight" : "tensor";
@@ -146,6 +178,7 @@ void read_ms_lite_file(ModelFile& out, Bytes bytes) {
       item.dynamic_dims.assign(t.dims.begin(), t.dims.end());
   }
   out.problems = std::move(lite.problems);
+  for (Error& e : external_problems) out.problems.push_back(std::move(e));
 }
 
 // The 1.2-1.5 split model (mindir spec §5.2): `{prefix}_variables/data_N` GraphProto chunks
@@ -330,7 +363,7 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
       read_safetensors_file(out, bytes, options);
       break;
     case model::FileKind::MsLite:
-      read_ms_lite_file(out, bytes);
+      read_ms_lite_file(out, bytes, *format);
       break;
     case model::FileKind::MindIR:
     case model::FileKind::MindIRLegacy:

@@ -5,50 +5,17 @@
 
 #include <string_view>
 
+#include "tensor/dtype_label.h"
+
 namespace msdt::ir {
 namespace {
 
-// A DataType (spec §4.7) as the text dumps spell element types, for parse_type_spec.
+// A DataType (spec §4.7) as the text dumps spell element types, for parse_type_spec: the dtype's
+// MindSpore label, or the DataType's own name when it has no dtype.
 std::string element_text(uint64_t data_type) {
-  switch (data_type) {
-    case 1:
-      return "Float32";
-    case 2:
-      return "UInt8";
-    case 3:
-      return "Int8";
-    case 4:
-      return "UInt16";
-    case 5:
-      return "Int16";
-    case 6:
-      return "Int32";
-    case 7:
-      return "Int64";
-    case 8:
-      return "String";
-    case 9:
-      return "Bool";
-    case 10:
-      return "Float16";
-    case 11:
-    case 17:
-      return "Float64";
-    case 12:
-      return "UInt32";
-    case 13:
-      return "UInt64";
-    case 14:
-      return "Complex64";
-    case 15:
-      return "Complex128";
-    case 16:
-      return "BFloat16";
-    case 18:
-      return "Int4";
-    default:
-      return model::mindir_data_type_name(data_type);
-  }
+  if (std::optional<DType> dtype = model::mindir_dtype(data_type))
+    return std::string(dtype_label(*dtype));
+  return model::mindir_data_type_name(data_type);
 }
 
 template <class Dim>

@@ -180,17 +180,9 @@ void check_content(Content& c, const Parameter& p, uint64_t first_index, std::st
     return;
   }
   if (!c.dtype || p.kind == ParameterKind::RandomOp) return;
-  auto count = element_count(c.shape);
-  if (!count) {
+  if (Status overflow = set_expected_bytes(c)) {
     problems.push_back(
-        Error::at_offset(p.offset(), fmt::format("{}: {}", context, count.error().message)));
-    return;
-  }
-  c.expected_bytes = dtype_bytes(*c.dtype, *count);
-  if (!c.expected_bytes) {
-    problems.push_back(Error::at_offset(
-        p.offset(),
-        fmt::format("{}: {} elements of {} exceed 2^64 bytes", context, *count, c.spelling)));
+        Error::at_offset(p.offset(), fmt::format("{}: {}", context, overflow->message)));
     return;
   }
   if (c.consistent()) return;

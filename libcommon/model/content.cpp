@@ -15,6 +15,16 @@ std::string dims_text(const std::vector<uint64_t>& dims) {
   return fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
+Status set_expected_bytes(Content& c) {
+  c.expected_bytes.reset();
+  MSDT_TRY(uint64_t count, element_count(c.shape));
+  c.expected_bytes = dtype_bytes(*c.dtype, count);
+  if (!c.expected_bytes)
+    return Error(fmt::format("{} elements of {} need more than 2^64 bytes", count,
+                             c.spelling.empty() ? dtype_name(*c.dtype) : c.spelling));
+  return std::nullopt;
+}
+
 uint64_t Content::bytes() const {
   uint64_t total = 0;
   for (const Segment& s : segments)

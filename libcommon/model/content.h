@@ -71,6 +71,13 @@ Expected<TensorData> raw_data(Bytes file, const Content& content);
 // "[2, 3]": dims or a shape as messages show them.
 std::string dims_text(const std::vector<uint64_t>& dims);
 
+// Sets `c.expected_bytes` to what its dtype (which must be set) and shape need: element_count,
+// then dtype_bytes (tensor/dtype.h), both checked for overflow. The one computation of every
+// model reader (.ckpt, MindIR, .ms); on overflow expected_bytes stays unset and the error says
+// why: "shape (…) has more than 2^64 elements", "4611686018427387904 elements of Float64 need
+// more than 2^64 bytes" (the dtype as the file spells it).
+Status set_expected_bytes(Content& c);
+
 // Elements decoded into a buffer of their own (a MindIR tensor's typed repeated fields, say).
 TensorData owned_tensor(DType dtype, std::vector<uint64_t> shape, std::vector<std::byte> bytes);
 

@@ -597,13 +597,11 @@ void read_weight(Decoder& d, const Field& field, MindIRGraph& graph, size_t grap
                                       mindir_storage_name(w.storage)));
   }
   if (!c.dtype || *c.dtype == DType::String || !dims_ok) return;
-  auto count = element_count(c.shape);
-  if (!count) {
-    d.problem(w.offset, fmt::format("{}: {}", named, count.error().message));
+  if (Status overflow = set_expected_bytes(c)) {
+    d.problem(w.offset, fmt::format("{}: {}", named, overflow->message));
     return;
   }
-  c.expected_bytes = dtype_bytes(*c.dtype, *count);
-  if (!c.expected_bytes) return;
+  const uint64_t count = c.elements();
   if (w.compression != 0 || w.storage == MindIRStorage::None) return;
   if (w.storage == MindIRStorage::RawData || w.storage == MindIRStorage::External) {
     if (!c.consistent())
@@ -614,7 +612,7 @@ void read_weight(Decoder& d, const Field& field, MindIRGraph& graph, size_t grap
   }
   if (w.storage == MindIRStorage::StringData) return;
   const bool complex = *c.dtype == DType::Complex64 || *c.dtype == DType::Complex128;
-  const uint64_t need = complex ? *count * 2 : *count;
+  const uint64_t need = complex ? count * 2 : count;
   if (w.values != need)
     d.problem(w.offset,
               fmt::format("{}: {} holds {} values, dims {} {} need {}", named, w.storage_word(),

@@ -29,6 +29,7 @@ struct TypeRow {
   std::array<std::string_view, 10> names;  // TypeId 45, 46, …; "" past the end of the enum
 };
 constexpr TypeRow kMovingTypes[] = {
+    {7, 100, {}},  // 0.7-1.0: the enum ends at Float64 (44)
     {101, 104, {"Complex64"}},
     {105, 105, {"Complex64", "Complex128", "Int4"}},
     {106, 110, {"Complex", "Complex64", "Complex128", "Int4", "GLUInt"}},
@@ -108,18 +109,23 @@ class Budget {
   bool spent_ = false;
 };
 
-// Field ids (§9.3).
-enum MetaGraphField : unsigned {
-  kGraphName = 0,
-  kGraphVersion = 1,
-  kFmkType = 2,
-  kInputIndex = 3,
-  kOutputIndex = 4,
-  kNodes = 6,
-  kAllTensors = 7,
-  kSubGraph = 8,
-  kObfuscate = 9,
+// MetaGraph field ids (§9.3), by schema; kNone: the schema has no such field.
+constexpr unsigned kNone = ~0u;
+struct MetaGraphFields {
+  unsigned name, version, fmk_type, input_index, output_index, nodes, all_tensors, sub_graph,
+      obfuscate;
+  unsigned count;  // fields in the schema's MetaGraph
 };
+constexpr MetaGraphFields kCurrentGraph = {0, 1, 2, 3, 4, 6, 7, 8, 9, 11};
+constexpr MetaGraphFields kGraph1_0 = {0, 1, 2, 3, 4, 6, 7, kNone, kNone, 8};
+constexpr MetaGraphFields kGraph0_7 = {0, kNone, 1, 2, 3, 5, 6, kNone, kNone, 7};
+// Fields of the 0.7-1.0 Tensor: nodeType … quantParams (ids 0-7).
+constexpr unsigned kLegacyTensorFields = 8;
+
+const MetaGraphFields& graph_fields(std::optional<LiteLegacySchema> legacy) {
+  if (!legacy) return kCurrentGraph;
+  return *legacy == LiteLegacySchema::V1_0 ? kGraph1_0 : kGraph0_7;
+}
 enum TensorField : unsigned {
   kNodeType = 0,
   kDataType = 1,
@@ -351,13 +357,44 @@ MsLiteExternal read_external(const FlatReader& flat, const Table& t, FieldReader
   return out;
 }
 
+// Checks the externalData entries of `out` and, for one sound entry, sets its range as the
+// content's segment (in the file it names).
+void check_external(MsLiteTensor& out, FieldReader& f) {
+  if (out.external_data.size() != 1) {
+    f.problem(Error::at_offset(out.offset, fmt::format("{} entries where one is expected (a "
+                                                       "tensor's bytes lie in one file)",
+                                                       out.external_data.size())),
+              "externalData");
+    return;
+  }
+  const MsLiteExternal& e = out.external_data.front();
+  std::string_view damage;
+  if (e.offset < 0)
+    damage = "a negative offset";
+  else if (e.length < 0)
+    damage = e.length == -1 ? "no length" : "a negative length";
+  else if (e.offset > std::numeric_limits<int64_t>::max() - e.length)
+    damage = "an end past 2^63";
+  if (!damage.empty()) {
+    f.problem(Error::at_offset(out.offset,
+                               fmt::format("offset {} length {}: {}", e.offset, e.length, damage)),
+              "externalData[0]");
+    return;
+  }
+  out.external_range = 0;
+  out.content.segments = {{static_cast<uint64_t>(e.offset), static_cast<uint64_t>(e.length)}};
+}
+
+// `type_version` names the release whose TypeIds apply (§9.4); `legacy`: a 0.7-1.0 Tensor, whose
+// table ends at quantParams.
 MsLiteTensor read_tensor(const FlatReader& flat, const Table& t, uint64_t index,
-                         std::string_view version, Budget& budget, std::vector<Error>& problems) {
+                         std::string_view type_version, bool legacy, Budget& budget,
+                         std::vector<Error>& problems) {
   MsLiteTensor out;
   out.offset = t.at;
   // The name first, so that the other fields' problems can name the tensor.
   FieldReader unnamed(flat, t, fmt::format("allTensors[{}]", index), problems);
-  out.name = unnamed.string(kTensorName, "name");
+  if (!legacy) out.name = unnamed.string(kTensorName, "name");
   FieldReader f(flat, t,
                 out.name.empty()
                     ? fmt::format("allTensors[{}]", index)
@@ -365,22 +402,24 @@ MsLiteTensor read_tensor(const FlatReader& flat, const Table& t, uint64_t index,
                 problems);
   out.node_type = f.scalar<int32_t>(kNodeType, "nodeType", 0);
   out.data_type = f.scalar<int32_t>(kDataType, "dataType", 0);
-  const LiteType type = lite_type(out.data_type, version);
+  const LiteType type = lite_type(out.data_type, type_version);
   out.data_type_name = type.name;
   if (auto dims = f.vector(kDims, "dims", 4))
     for (uint64_t i = 0; i < dims->count; ++i)
       out.dims.push_back(flat.element_value<int32_t>(*dims, i));
   out.format = f.scalar<int32_t>(kFormat, "format", 0);
-  out.format_name = std::string(lite_format_name(out.format));
+  out.format_name = std::string(lite_format_name(out.format, legacy));
   if (out.format_name.empty()) out.format_name = fmt::format("Format {}", out.format);
   if (auto q = f.vector(kQuantParams, "quantParams", 4))
     out.quant_params = static_cast<uint32_t>(q->count);
-  out.huffman = f.scalar<uint8_t>(kHuffman, "enableHuffmanCode", 0) != 0;
-  out.compress_type = f.scalar<int32_t>(kCompressType, "weightQuantCompressType", 0);
+  if (!legacy) {
+    out.huffman = f.scalar<uint8_t>(kHuffman, "enableHuffmanCode", 0) != 0;
+    out.compress_type = f.scalar<int32_t>(kCompressType, "weightQuantCompressType", 0);
+  }
   out.compress_name = std::string(lite_compress_name(out.compress_type));
   if (out.compress_name.empty())
     out.compress_name = fmt::format("WeightQuantCompressType {}", out.compress_type);
-  if (auto ext = f.vector(kExternalData, "externalData", 4)) {
+  if (auto ext = legacy ? std::nullopt : f.vector(kExternalData, "externalData", 4)) {
     for (uint64_t i = 0; i < ext->count; ++i) {
       auto table = flat.element(*ext, i);
       if (!table) {
@@ -395,6 +434,7 @@ MsLiteTensor read_tensor(const FlatReader& flat, const Table& t, uint64_t index,
     }
   }
   out.external = !out.external_data.empty();
+  if (budget.spent()) return out;  // dropped by the caller
 
   Content& c = out.content;
   c.spelling = out.data_type_name;
@@ -407,28 +447,29 @@ MsLiteTensor read_tensor(const FlatReader& flat, const Table& t, uint64_t index,
     for (int32_t d : out.dims) c.dims.push_back(static_cast<uint64_t>(d));
     c.shape = c.dims;
   }
-  if (c.segments.empty()) return out;  // an input, an activation or an external weight
-  const uint64_t at = c.segments.front().offset;
+  // externalData replaces the data vector: the bytes are in the file it names.
+  if (out.external) {
+    c.segments.clear();
+    check_external(out, f);
+  }
+  if (c.segments.empty()) return out;  // an input, an activation or a damaged external entry
+  const uint64_t at = out.external ? out.offset : c.segments.front().offset;
   if (negative) {
     f.problem(Error::at_offset(at, fmt::format("dims [{}] hold a negative dimension, yet the "
                                                "tensor holds {} bytes of data",
                                                fmt::join(out.dims, ", "), c.bytes())),
-              "data");
+              out.external ? "externalData" : "data");
     return out;
   }
   if (!c.dtype || out.compressed()) return out;  // no element layout to check against
-  auto count = element_count(c.shape);
-  if (!count) {
-    f.problem(Error::at_offset(at, count.error().message), "dims");
+  if (Status overflow = set_expected_bytes(c)) {
+    f.problem(Error::at_offset(at, overflow->message), "dims");
     return out;
   }
-  c.expected_bytes = dtype_bytes(*c.dtype, *count);
   if (!c.consistent())
     f.problem(Error::at_offset(at, fmt::format("holds {} bytes, dims {} {} need {}", c.bytes(),
-                                               dims_text(c.dims), c.spelling,
-                                               c.expected_bytes ? fmt::to_string(*c.expected_bytes)
-                                                                : std::string("more than 2^64"))),
-              "data");
+                                               dims_text(c.dims), c.spelling, *c.expected_bytes)),
+              out.external ? "externalData" : "data");
   return out;
 }
 
@@ -499,9 +540,68 @@ std::optional<int32_t> lite_type_id(std::string_view name, std::string_view vers
   return std::nullopt;
 }
 
-std::string_view lite_format_name(int32_t format) {
+std::string_view lite_format_name(int32_t format, bool legacy) {
+  if (legacy) {
+    // 0.7-1.1 ops.fbs: NCHW … NC4 as now, then NC4HW4 = 100, NUM_OF_FORMAT.
+    if (format == 100) return "NC4HW4";
+    if (format == 101) return "NUM_OF_FORMAT";
+    if (format > 12) return {};
+  }
   if (format < 0 || static_cast<size_t>(format) >= std::size(kFormats)) return {};
   return kFormats[format];
+}
+
+std::string_view lite_legacy_schema_name(LiteLegacySchema schema) {
+  return schema == LiteLegacySchema::V1_0 ? "1.0" : "0.7";
+}
+
+std::optional<LiteLegacySchema> lite_legacy_schema(Bytes file) {
+  if (file.size() < 12) return std::nullopt;
+  const std::string_view id(reinterpret_cast<const char*>(file.data()) + 4, 4);
+  if (id == "MSL1" || id == "MSL2") return std::nullopt;
+  const uint32_t root = load_u32le(file.data());
+  if (root % 4 != 0 || root < 8) return std::nullopt;
+  const FlatReader flat(file);
+  auto table = flat.table(root);
+  if (!table) return std::nullopt;
+  // The root table is the last one the builder writes, its vtable right in front of it, and the
+  // root offset in front of that (with zeros to align): no identifier between them.
+  if (table->vtable < 4 || table->vtable + table->vtable_size != root) return std::nullopt;
+  for (uint64_t i = 4; i < table->vtable; ++i)
+    if (file[i] != std::byte{0}) return std::nullopt;
+  // The vtable ends at allTensors, the last field of both schemas.
+  const LiteLegacySchema schema = table->vtable_size == 4 + 2 * kGraph1_0.count
+                                      ? LiteLegacySchema::V1_0
+                                      : LiteLegacySchema::V0_7;
+  const MetaGraphFields& ids = graph_fields(schema);
+  if (table->vtable_size != 4 + 2 * ids.count) return std::nullopt;
+  // Every MetaGraph field is 4 bytes (a uoffset, an int or a uint), aligned to 4 in the table.
+  if (table->table_size % 4 != 0 || table->table_size > 4 + 4 * ids.count) return std::nullopt;
+  for (unsigned i = 0; i < ids.count; ++i) {
+    const uint16_t at = load_u16le(file.data() + table->vtable + 4 + 2 * i);
+    if (at != 0 && (at % 4 != 0 || at < 4 || at + 4u > table->table_size)) return std::nullopt;
+  }
+  // Strings inside the file and NUL-terminated.
+  for (unsigned i : {ids.name, ids.version}) {
+    if (i == kNone) continue;
+    auto text = flat.string(*table, i);
+    if (!text) return std::nullopt;
+    if (*text) {
+      const uint64_t end = static_cast<uint64_t>((*text)->data() + (*text)->size() -
+                                                 reinterpret_cast<const char*>(file.data()));
+      if (end >= file.size() || file[end] != std::byte{0}) return std::nullopt;
+    }
+  }
+  for (unsigned i : {ids.input_index, ids.output_index, ids.nodes})
+    if (!flat.vector(*table, i, 4)) return std::nullopt;
+  auto tensors = flat.vector(*table, ids.all_tensors, 4);
+  if (!tensors || !*tensors || (*tensors)->count == 0) return std::nullopt;
+  // The first tensors are tables of the 0.7-1.0 Tensor (ids 0-7).
+  for (uint64_t i = 0; i < std::min<uint64_t>((*tensors)->count, 8); ++i) {
+    auto tensor = flat.element(**tensors, i);
+    if (!tensor || tensor->vtable_size > 4 + 2 * kLegacyTensorFields) return std::nullopt;
+  }
+  return schema;
 }
 
 std::string_view lite_compress_name(int32_t type) {
@@ -521,7 +621,8 @@ MsLite read_ms_lite(Bytes file) {
   }
   const std::string_view id(reinterpret_cast<const char*>(file.data()) + 4, 4);
   if (id == "MSL2" || id == "MSL1") out.identifier = std::string(id);
-  out.supported = out.identifier == "MSL2";
+  if (out.identifier.empty()) out.legacy = lite_legacy_schema(file);
+  out.supported = out.identifier == "MSL2" || out.legacy;
   if (!out.supported) return out;
 
   const FlatReader flat(file);
@@ -535,18 +636,25 @@ MsLite read_ms_lite(Bytes file) {
     out.problems.push_back(std::move(graph).error().with_context("root MetaGraph"));
     return out;
   }
+  const MetaGraphFields& ids = graph_fields(out.legacy);
   FieldReader f(flat, *graph, "MetaGraph", out.problems);
-  out.name = f.string(kGraphName, "name");
-  out.version = f.string(kGraphVersion, "version");
+  out.name = f.string(ids.name, "name");
+  if (ids.version != kNone) out.version = f.string(ids.version, "version");
   out.release = lite_release(out.version);
-  out.fmk_type = f.scalar<int32_t>(kFmkType, "fmkType", 0);
-  out.inputs = uints(flat, f.vector(kInputIndex, "inputIndex", 4));
-  out.outputs = uints(flat, f.vector(kOutputIndex, "outputIndex", 4));
-  if (auto nodes = f.vector(kNodes, "nodes", 4)) out.node_count = nodes->count;
-  out.obfuscated = f.scalar<uint8_t>(kObfuscate, "obfuscate", 0) != 0;
+  // 0.7-1.0 share one TypeId table (§9.4), whatever the version field says.
+  const std::string type_version =
+      out.legacy ? fmt::format("MindSpore Lite {}", lite_legacy_schema_name(*out.legacy))
+                 : out.version;
+  out.fmk_type = f.scalar<int32_t>(ids.fmk_type, "fmkType", 0);
+  out.inputs = uints(flat, f.vector(ids.input_index, "inputIndex", 4));
+  out.outputs = uints(flat, f.vector(ids.output_index, "outputIndex", 4));
+  if (auto nodes = f.vector(ids.nodes, "nodes", 4)) out.node_count = nodes->count;
+  if (ids.obfuscate != kNone)
+    out.obfuscated = f.scalar<uint8_t>(ids.obfuscate, "obfuscate", 0) != 0;
 
   Budget budget(file.size(), out.problems);
-  if (auto subgraphs = f.vector(kSubGraph, "subGraph", 4)) {
+  if (auto subgraphs =
+          ids.sub_graph == kNone ? std::nullopt : f.vector(ids.sub_graph, "subGraph", 4)) {
     out.subgraph_count = subgraphs->count;
     for (uint64_t i = 0; i < subgraphs->count; ++i) {
       const std::string where = fmt::format("subGraph[{}]", i);
@@ -562,7 +670,7 @@ MsLite read_ms_lite(Bytes file) {
     }
   }
 
-  if (auto tensors = f.vector(kAllTensors, "allTensors", 4)) {
+  if (auto tensors = f.vector(ids.all_tensors, "allTensors", 4)) {
     out.tensor_count = tensors->count;
     for (uint64_t i = 0; i < tensors->count; ++i) {
       const std::string where = fmt::format("allTensors[{}]", i);
@@ -571,7 +679,8 @@ MsLite read_ms_lite(Bytes file) {
         out.problems.push_back(std::move(table).error().with_context(where));
         continue;
       }
-      MsLiteTensor tensor = read_tensor(flat, *table, i, out.version, budget, out.problems);
+      MsLiteTensor tensor =
+          read_tensor(flat, *table, i, type_version, out.legacy.has_value(), budget, out.problems);
       if (!budget.spend(tensor_cost(tensor), table->at, where) || budget.spent()) break;
       out.tensors.push_back(std::move(tensor));
     }

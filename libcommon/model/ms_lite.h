@@ -1,9 +1,13 @@
 // The MindSpore Lite `.ms` reader (mindir spec §9): a FlatBuffers `MetaGraph` read by hand, every
 // offset and length checked against the file, no generated code.
 //
-// Only the identifier "MSL2" (MindSpore Lite 1.2 and later) is decoded. "MSL1" (1.1) and files
-// without an identifier (0.7-1.0) used older schemas: they are identified and left undecoded, as
-// Netron does (§8, §9.1). A file whose bytes 4-7 are neither gives identifier "" too.
+// Files with the identifier "MSL2" (MindSpore Lite 1.2 and later) are decoded, and so are the
+// files of 0.7-1.0, which have no identifier: their root table is recognised by its shape
+// (lite_legacy_schema) and read with their own MetaGraph field numbers (0.7: name, fmkType,
+// inputIndex, outputIndex, mempoolSize, nodes, allTensors; 1.0 adds version after name). Their
+// Tensor tables end at quantParams: no name, no compression, no externalData. "MSL1" (1.1) is
+// identified and left undecoded, as Netron does (§8, §9.1). A file whose bytes 4-7 are neither
+// and whose root table has no 0.7-1.0 MetaGraph shape gives identifier "" and is not decoded.
 //
 // Reading lists the graph's header, its tensors and where each tensor's bytes lie, never the
 // bytes themselves (model/content.h). Damage does not lose what came before it: a bad offset, a
@@ -59,14 +63,34 @@ struct MsLiteTensor {
   std::string compress_name;  // "NONE", "FSE", …, or "WeightQuantCompressType 9"
   bool external = false;      // externalData holds an entry
   std::vector<MsLiteExternal> external_data;
+  // The one externalData entry whose range is sound (offset and length not negative, their sum
+  // below 2^63): content.segments then holds that range, in the file `location` names beside the
+  // model. nullopt for no entry, several, or a damaged one (a problem says which).
+  std::optional<size_t> external_range;
 
   bool compressed() const { return huffman || compress_type != 0; }
 };
 
+// The schema of a file without an identifier, from the shape of its root table.
+enum class LiteLegacySchema : uint8_t { V0_7, V1_0 };
+// "0.7", "1.0".
+std::string_view lite_legacy_schema_name(LiteLegacySchema schema);
+
+// The 0.7-1.0 schema `file` was written with, when it has no identifier and its root table has
+// that schema's MetaGraph shape: a 4-aligned root offset followed (after zero padding) by the
+// root table's vtable and the table, as the builder writes them last (so a FlatBuffers file with
+// an identifier, a TFLite model say, is not one), a vtable that ends at allTensors (7 fields in
+// 0.7, 8 in 1.0: FlatBuffers trims a vtable after its last present field, and every model has
+// tensors), 4-byte fields 4-aligned inside the table, the strings NUL-terminated and the vectors
+// inside the file, allTensors' first tables with vtables no longer than the 0.7-1.0 Tensor's.
+// nullopt otherwise (sniff says "unrecognised").
+std::optional<LiteLegacySchema> lite_legacy_schema(Bytes file);
+
 struct MsLite {
   uint64_t file_size = 0;
-  std::string identifier;  // "MSL2", "MSL1", or "" (none)
-  bool supported = false;  // MSL2: decoded; otherwise only identified
+  std::string identifier;                  // "MSL2", "MSL1", or "" (none)
+  std::optional<LiteLegacySchema> legacy;  // no identifier: the 0.7-1.0 schema it was read with
+  bool supported = false;  // MSL2 and 0.7-1.0: decoded; MSL1 and others: only identified
   std::string name;
   std::string version;  // "MindSpore Lite 2.2.0" as the converter writes it
   // The release the version names as "major.minor" ("2.2"), "" when it names none; TypeIds of 45
@@ -98,11 +122,12 @@ LiteType lite_type(int32_t type_id, std::string_view version);
 // nullopt for a name that release does not have, or a name of 45 and up without a known release.
 std::optional<int32_t> lite_type_id(std::string_view name, std::string_view version);
 // "2.2" from "MindSpore Lite 2.2.10"; "" when the text names no release whose TypeId table §9.4
-// gives (1.1 to 2.7).
+// gives (0.7 to 2.7; 0.7-1.0 end at 44).
 std::string lite_release(std::string_view version);
 
-// "NCHW" … "NC8HW8" (§9.3), or "" for a number outside the enum.
-std::string_view lite_format_name(int32_t format);
+// "NCHW" … "NC8HW8" (§9.3), or "" for a number outside the enum. Before 1.2 (`legacy`: the
+// 0.7-1.1 ops.fbs) the enum ran NCHW … NC4 (0-12), then NC4HW4 = 100 and NUM_OF_FORMAT = 101.
+std::string_view lite_format_name(int32_t format, bool legacy = false);
 // "NONE", "INDEXING", …, "FSE_INFER", or "".
 std::string_view lite_compress_name(int32_t type);
 

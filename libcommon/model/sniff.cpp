@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "io/text.h"
+#include "model/ms_lite.h"
 #include "proto/wire_reader.h"
 
 namespace msdt::model {
@@ -181,6 +182,11 @@ Sniff sniff(Bytes file) {
   } else if (looks_like_checkpoint(file)) {
     out.kind = FileKind::Checkpoint;
     out.description = "a MindSpore checkpoint";
+  } else if (auto legacy = lite_legacy_schema(file)) {
+    // 0.7-1.0 wrote no identifier: the root table's shape is the evidence (model/ms_lite.h).
+    out.kind = FileKind::MsLite;
+    out.description = fmt::format("a MindSpore Lite model (no identifier: {} schema)",
+                                  lite_legacy_schema_name(*legacy));
   } else {
     out.description = describe_other(file);
   }

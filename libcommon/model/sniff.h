@@ -7,7 +7,9 @@
 // A `.ckpt` has no magic number: `0A`, a varint, then `0A` (the first Value's tag) is the rule,
 // confirmed by a bounded look at that Value (its tag is followed by a tensor or a maptensor). A
 // file cut short inside that first Value still counts as a checkpoint, so that the reader can say
-// where it ends. Nothing here reads more than a few headers.
+// where it ends. A MindSpore Lite model of 0.7-1.0 has no identifier either: its FlatBuffers root
+// table is checked for that schema's MetaGraph shape (model/ms_lite.h lite_legacy_schema), so
+// that random bytes are not taken for one. Nothing here reads more than a few headers.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@ enum class FileKind : uint8_t {
   MindIR,             // `mind_ir` ModelProto, MindSpore 1.1+ (mindir spec §2)
   MindIRLegacy,       // ONNX-based MindIR, MindSpore 0.7-1.0
   GraphMeta,          // `{prefix}-graph.meta`: an `anf_ir` ModelProto (spec §10)
-  MsLite,             // MindSpore Lite `.ms` (FlatBuffers, mindir spec §9)
+  MsLite,             // MindSpore Lite `.ms` (FlatBuffers, mindir spec §9), 0.7-1.0 included
   Unknown,
 };
 
@@ -45,7 +47,7 @@ struct Sniff {
   FileKind kind = FileKind::Unknown;
   CipherMode cipher = CipherMode::NotRecorded;     // Encrypted
   CipherLayout layout = CipherLayout::Unverified;  // Encrypted
-  std::string lite_identifier;                     // MsLite: "MSL1" or "MSL2"
+  std::string lite_identifier;                     // MsLite: "MSL1", "MSL2" or "" (0.7-1.0)
   // What the file looks like, to follow "looks like": "a MindSpore checkpoint", "a MindIR model
   // (MindSpore 1.1+)", "an encrypted checkpoint or MindIR (AES-GCM)", "a NumPy .npy file", "a ZIP
   // archive (a PyTorch .pt?)", "an empty file", "unrecognised data (first bytes 12 34 56 78)".

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "tensor/dtype_label.h"
+
 namespace msdt {
 namespace {
 
@@ -188,6 +190,72 @@ const std::array<AscendType, 43> kAscendTypes = {{
 }};
 
 }  // namespace
+
+std::string_view dtype_label(DType dtype) {
+  switch (dtype) {
+    case DType::Bool:
+      return "Bool";
+    case DType::Int2:
+      return "Int2";
+    case DType::Int4:
+      return "Int4";
+    case DType::Int8:
+      return "Int8";
+    case DType::Int16:
+      return "Int16";
+    case DType::Int32:
+      return "Int32";
+    case DType::Int64:
+      return "Int64";
+    case DType::UInt1:
+      return "UInt1";
+    case DType::UInt2:
+      return "UInt2";
+    case DType::UInt8:
+      return "UInt8";
+    case DType::UInt16:
+      return "UInt16";
+    case DType::UInt32:
+      return "UInt32";
+    case DType::UInt64:
+      return "UInt64";
+    case DType::Float16:
+      return "Float16";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Float32:
+      return "Float32";
+    case DType::Float64:
+      return "Float64";
+    case DType::Complex32:
+      return "Complex32";
+    case DType::Complex64:
+      return "Complex64";
+    case DType::Complex128:
+      return "Complex128";
+    case DType::Float8E5M2:
+      return "Float8E5M2";
+    case DType::Float8E4M3FN:
+      return "Float8E4M3FN";
+    case DType::Float8E8M0:
+      return "Float8E8M0";
+    case DType::HiFloat8:
+      return "HiFloat8";
+    case DType::Float6E3M2:
+      return "Float6E3M2";
+    case DType::Float6E2M3:
+      return "Float6E2M3";
+    case DType::Float4E2M1:
+      return "Float4E2M1";
+    case DType::Float4E1M2:
+      return "Float4E1M2";
+    case DType::HiFloat4:
+      return "HiFloat4";
+    case DType::String:
+      break;
+  }
+  return "String";
+}
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {

@@ -2,7 +2,9 @@
 """Writes the seed corpus of fuzz_ms_lite: MindSpore Lite .ms models (mindir spec §9), FlatBuffers
 built by hand back to front as the official builder does (vtables, aligned scalars), and broken
 variants: cut short, a vector count past the end, a vtable offset outside the file, a field outside
-its table, tables shared by many entries, MSL1 and no identifier.
+its table, tables shared by many entries, MSL1 and no identifier; the 0.7 and 1.0 schemas (no
+identifier, their own MetaGraph field numbers, Tensors without names); externalData entries with a
+negative offset, no length and an end past 2^63.
 
     python3 tests/fuzz/make_corpus_ms_lite.py
 """
@@ -131,6 +133,48 @@ def model(version="MindSpore Lite 2.2.0", identifier=b"MSL2", repeats=1, exotic=
     return b.finish(root, identifier)
 
 
+def legacy_model(schema):
+    """A 0.7 or 1.0 model: no identifier; Tensor fields 0-7 only (no name)."""
+    b = Builder()
+    ts = []
+    for dtype, dims, data, fmt in [(43, [1, 3], None, 0), (43, [2, 3], bytes(range(24)), 0),
+                                   (42, [2], bytes(4), 100), (45, [1], bytes(4), 0)]:
+        d = b.vector("i", dims)
+        fields = [(0, "i", 0 if data else 1), (1, "i", dtype), (2, "ref", d), (3, "i", fmt)]
+        if data is not None:
+            fields.append((6, "ref", b.vector("B", list(data))))
+        ts.append(b.table(fields))
+    all_tensors = b.refs(ts)
+    name = b.string("op0")
+    node = b.table([(0, "ref", name), (3, "ref", b.vector("I", [0, 1])),
+                    (4, "ref", b.vector("I", [2]))])
+    node_vec = b.refs([node])
+    inputs = b.vector("I", [0])
+    outputs = b.vector("I", [2])
+    if schema == "1.0":
+        ver = b.string("MindSpore Lite 1.0.0")
+        root = b.table([(1, "ref", ver), (3, "ref", inputs), (4, "ref", outputs),
+                        (6, "ref", node_vec), (7, "ref", all_tensors)])
+    else:
+        root = b.table([(1, "i", 2), (2, "ref", inputs), (3, "ref", outputs),
+                        (5, "ref", node_vec), (6, "ref", all_tensors)])
+    return b.finish(root, b"")
+
+
+def external_model(offset, length):
+    b = Builder()
+    loc = b.string("model.ms.data")
+    fields = [(1, "ref", loc), (2, "q", offset)]
+    if length is not None:
+        fields.append((3, "q", length))
+    ext = b.table(fields)
+    t = tensor(b, "ext", 43, [6], extra=[(12, "ref", b.refs([ext]))])
+    all_tensors = b.refs([t])
+    ver = b.string("MindSpore Lite 2.2.0")
+    root = b.table([(1, "ref", ver), (7, "ref", all_tensors)])
+    return b.finish(root)
+
+
 def patch_u32(data, at, value):
     data = bytearray(data)
     data[at:at + 4] = struct.pack("<I", value)
@@ -156,6 +200,12 @@ def main():
         "root_vtable_outside.ms": patch_u32(plain, root, 0x80000000),
         "root_vtable_forward.ms": patch_u32(plain, root, 0xFFFFFFF0),
         "short.ms": plain[:6],
+        "legacy_1_0.ms": legacy_model("1.0"),
+        "legacy_0_7.ms": legacy_model("0.7"),
+        "legacy_1_0_truncated.ms": legacy_model("1.0")[:120],
+        "external_negative_offset.ms": external_model(-8, 24),
+        "external_no_length.ms": external_model(0, None),
+        "external_past_2_63.ms": external_model(2**62, 2**62 + 8),
     }
     for name, data in files.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -110,10 +110,16 @@ std::optional<std::vector<std::byte>> tensor_data(const Node& t, int32_t type,
   return encode_elements(*lite.dtype, parse_value_spec(t), shape_elements(shape, t));
 }
 
-Ref tensor(FlatBufferWriter& w, const Node& t, std::string_view version) {
-  t.check_keys({"name", "nodeType", "dataType", "dims", "format", "values", "fill", "hex",
-                "quantParams", "externalData", "enableHuffmanCode", "weightQuantCompressType",
-                "refCount", "offset"});
+// `legacy`: a 0.7-1.0 Tensor, whose table ends at quantParams (no name, compression or
+// externalData) and whose Format enum has NC4HW4 at 100.
+Ref tensor(FlatBufferWriter& w, const Node& t, std::string_view version, bool legacy) {
+  if (legacy)
+    t.check_keys({"nodeType", "dataType", "dims", "format", "values", "fill", "hex", "quantParams",
+                  "refCount", "offset"});
+  else
+    t.check_keys({"name", "nodeType", "dataType", "dims", "format", "values", "fill", "hex",
+                  "quantParams", "externalData", "enableHuffmanCode", "weightQuantCompressType",
+                  "refCount", "offset"});
   const int32_t type = t.has("dataType") ? data_type(t.at("dataType"), version) : 0;
   std::vector<int32_t> dims;
   if (auto d = t.find("dims")) {
@@ -141,7 +147,10 @@ Ref tensor(FlatBufferWriter& w, const Node& t, std::string_view version) {
   w.add_scalar<int32_t>(1, type);
   w.add_ref(2, dims_ref);
   if (auto v = t.find("format"))
-    w.add_scalar<int32_t>(3, number_or_name(*v, model::lite_format_name, 19, "format"));
+    w.add_scalar<int32_t>(
+        3, number_or_name(
+               *v, [legacy](int32_t f) { return model::lite_format_name(f, legacy); },
+               legacy ? 102 : 19, "format"));
   if (auto v = t.find("refCount")) w.add_scalar<int32_t>(4, i32(*v));
   if (auto v = t.find("offset")) w.add_scalar<int32_t>(5, i32(*v));
   if (data) w.add_ref(6, *data);
@@ -199,8 +208,62 @@ std::vector<uint32_t> all_indices(size_t n) {
 
 }  // namespace
 
+// A 0.7 or 1.0 model (README.md "schema"): no identifier, that release's MetaGraph fields.
+std::vector<std::byte> build_legacy(const Node& ms, std::string_view schema) {
+  const bool v0_7 = schema == "0.7";
+  if (v0_7)
+    ms.check_keys({"schema", "name", "fmkType", "inputIndex", "outputIndex", "mempoolSize", "nodes",
+                   "allTensors"});
+  else
+    ms.check_keys({"schema", "name", "version", "fmkType", "inputIndex", "outputIndex",
+                   "mempoolSize", "nodes", "allTensors"});
+  // The TypeIds of 0.7 and 1.0 end at 44 (§9.4); the version only says which release wrote it.
+  const std::string types = v0_7 ? "MindSpore Lite 0.7.0" : "MindSpore Lite 1.0.0";
+  std::string version = types;
+  if (auto v = ms.find("version")) version = v->string();
+
+  FlatBufferWriter w;
+  std::vector<Ref> tensors;
+  if (ms.has("allTensors"))
+    for (const auto& t : ms.at("allTensors").elements())
+      tensors.push_back(tensor(w, t, types, true));
+  const Ref tensor_vector = w.ref_vector(tensors);
+  std::vector<Ref> nodes;
+  if (ms.has("nodes"))
+    for (const auto& n : ms.at("nodes").elements()) nodes.push_back(node(w, n));
+  const Ref node_vector = w.ref_vector(nodes);
+  std::vector<uint32_t> inputs, outputs;
+  if (auto v = ms.find("inputIndex")) inputs = u32_list(*v);
+  if (auto v = ms.find("outputIndex")) outputs = u32_list(*v);
+  std::optional<Ref> name, version_ref;
+  if (auto v = ms.find("name")) name = w.string(v->string());
+  if (!v0_7) version_ref = w.string(version);
+  const Ref input_ref = index_vector(w, inputs);
+  const Ref output_ref = index_vector(w, outputs);
+  // 0.7: name, fmkType, inputIndex, outputIndex, mempoolSize, nodes, allTensors; 1.0 puts
+  // version after name and numbers the rest one higher.
+  const uint16_t shift = v0_7 ? 0 : 1;
+  w.start_table();
+  if (name) w.add_ref(0, *name);
+  if (version_ref) w.add_ref(1, *version_ref);
+  if (auto v = ms.find("fmkType")) w.add_scalar<int32_t>(1 + shift, i32(*v));
+  w.add_ref(2 + shift, input_ref);
+  w.add_ref(3 + shift, output_ref);
+  if (auto v = ms.find("mempoolSize")) w.add_scalar<uint32_t>(4 + shift, u32(*v));
+  w.add_ref(5 + shift, node_vector);
+  w.add_ref(6 + shift, tensor_vector);
+  const Ref root = w.end_table();
+  return w.finish(root, "");
+}
+
 std::vector<std::byte> build_ms_lite(const Node& ms) {
-  ms.check_keys({"identifier", "name", "version", "fmkType", "inputIndex", "outputIndex",
+  if (auto s = ms.find("schema")) {
+    const std::string schema = s->string();
+    if (schema == "0.7" || schema == "1.0") return build_legacy(ms, schema);
+    if (schema != "current")
+      s->fail("expected \"0.7\", \"1.0\" or \"current\", found \"" + schema + "\"");
+  }
+  ms.check_keys({"schema", "identifier", "name", "version", "fmkType", "inputIndex", "outputIndex",
                  "mempoolSize", "nodes", "allTensors", "subGraph", "obfuscate"});
   std::string identifier = "MSL2";
   if (auto v = ms.find("identifier")) {
@@ -216,7 +279,7 @@ std::vector<std::byte> build_ms_lite(const Node& ms) {
   std::vector<Ref> tensors;
   std::vector<Node> tensor_nodes =
       ms.has("allTensors") ? ms.at("allTensors").elements() : std::vector<Node>{};
-  for (const auto& t : tensor_nodes) tensors.push_back(tensor(w, t, version));
+  for (const auto& t : tensor_nodes) tensors.push_back(tensor(w, t, version, false));
   const Ref tensor_vector = w.ref_vector(tensors);
   std::vector<Ref> nodes;
   const std::vector<Node> node_nodes =

@@ -2,7 +2,12 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "inspect/inspect.h"
 #include "io/cli.h"
@@ -10,6 +15,7 @@
 #include "io/regex.h"
 #include "io/report.h"
 #include "io/stdout.h"
+#include "io/text.h"
 
 int main(int argc, char** argv) {
   msdt::use_line_stdout();
@@ -20,7 +26,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   bool csv = false, json = false, no_header = false, stats = false, info = false, diff = false,
        verify_crc = false;
-  std::string name_regex, export_dir, safetensors_out, bf16 = "float32";
+  std::string name_regex, export_dir, safetensors_out, bf16 = "float32", top_text, tolerance_text;
   std::optional<uint64_t> top;
   double tolerance = 0;
   std::optional<long long> jobs;
@@ -41,12 +47,15 @@ int main(int argc, char** argv) {
   auto* info_flag = app.add_flag("--info", info, "describe each file: kind, versions, counts, CRC");
   auto* diff_flag =
       app.add_flag("--diff", diff, "compare two checkpoints A B parameter by parameter");
-  auto* top_option =
-      app.add_option("--top", top, "--diff: only the N largest changes (by l2)")->needs(diff_flag);
+  // Both are read as text and checked below, so that a negative, NaN or overflowing value is
+  // refused with the range in the message (CLI11 would wrap or say only "could not convert").
+  auto* top_option = app.add_option("--top", top_text, "--diff: only the N largest changes (by l2)")
+                         ->type_name("N")
+                         ->needs(diff_flag);
   auto* tolerance_option =
-      app.add_option("--tolerance", tolerance,
+      app.add_option("--tolerance", tolerance_text,
                      "--diff: a parameter differs when max |a-b| exceeds this (default 0)")
-          ->check(CLI::NonNegativeNumber)
+          ->type_name("X")
           ->needs(diff_flag);
   auto* export_option = app.add_option("--export", export_dir, "write each tensor as DIR/NAME.npy");
   auto* bf16_option =
@@ -77,6 +86,26 @@ int main(int argc, char** argv) {
     if (files.empty()) throw CLI::RequiredError("FILE");
     if (diff && files.size() != 2)
       throw CLI::ValidationError("--diff", fmt::format("takes two files, {} given", files.size()));
+    // Standard input can be read once: "--diff - -" would compare it with itself.
+    if (const auto n = std::count(files.begin(), files.end(), "-"); n > 1)
+      throw CLI::ValidationError(
+          "FILE", fmt::format("'-' (standard input) can be read once, it is given {} times", n));
+    if (!top_text.empty()) {
+      top = msdt::parse_unsigned<uint64_t>(top_text);
+      if (!top)
+        throw CLI::ValidationError("--top",
+                                   fmt::format("expected a whole number from 0 to {}, found '{}'",
+                                               std::numeric_limits<uint64_t>::max(), top_text));
+    }
+    if (!tolerance_text.empty()) {
+      char* end = nullptr;
+      tolerance = std::strtod(tolerance_text.c_str(), &end);
+      if (end != tolerance_text.c_str() + tolerance_text.size() || !std::isfinite(tolerance) ||
+          tolerance < 0 || std::isspace(static_cast<unsigned char>(tolerance_text.front())))
+        throw CLI::ValidationError("--tolerance",
+                                   fmt::format("expected a number from 0 to {}, found '{}'",
+                                               std::numeric_limits<double>::max(), tolerance_text));
+    }
     if ((!export_dir.empty() || !safetensors_out.empty()) && files.size() != 1)
       throw CLI::ValidationError(export_dir.empty() ? "--to-safetensors" : "--export",
                                  fmt::format("takes one file, {} given", files.size()));

@@ -209,7 +209,12 @@ TEST(MsLite, ReadsTheGraphAndWhereEachTensorLies) {
   EXPECT_EQ(ext.external_data[0].location, "model.ms.data");
   EXPECT_EQ(ext.external_data[0].offset, 64);
   EXPECT_EQ(ext.external_data[0].length, 24);
-  EXPECT_TRUE(ext.content.segments.empty());
+  // The range in the external file; the need of its dims checked.
+  EXPECT_EQ(ext.external_range, 0u);
+  ASSERT_EQ(ext.content.segments.size(), 1u);
+  EXPECT_EQ(ext.content.segments[0].offset, 64u);
+  EXPECT_EQ(ext.content.segments[0].length, 24u);
+  EXPECT_EQ(ext.content.expected_bytes, 24u);
 }
 
 TEST(MsLite, OlderIdentifiersAreIdentifiedNotDecoded) {
@@ -261,7 +266,8 @@ TEST(MsLite, TypeIdsFrom45NeedTheRelease) {
 
   EXPECT_EQ(lite_release("MindSpore Lite 2.2.10"), "2.2");
   EXPECT_EQ(lite_release("MindSpore Lite 1.10.1"), "1.10");
-  EXPECT_EQ(lite_release("MindSpore Lite 1.0.0"), "");
+  EXPECT_EQ(lite_release("MindSpore Lite 1.0.0"), "1.0");  // TypeIds end at 44
+  EXPECT_EQ(lite_type(45, "MindSpore Lite 1.0.0").name, "TypeId 45 (past the end of 1.0's TypeId)");
   EXPECT_EQ(lite_release("2.2.0"), "");
   EXPECT_EQ(lite_type_id("BFloat16", "MindSpore Lite 2.2.0"), 45);
   EXPECT_EQ(lite_type_id("Float32", ""), 43);
@@ -361,6 +367,203 @@ TEST(MsLite, SharedExternalEntriesStopDecodingAtTheBudget) {
   EXPECT_NE(m.problems[0].message.find("allTensors[0] 'w': externalData["), std::string::npos);
   EXPECT_NE(m.problems[0].message.find("decoding stops"), std::string::npos);
   EXPECT_TRUE(m.tensors.empty());
+}
+
+// A 0.7 or 1.0 model as those converters wrote it: no identifier, the release's MetaGraph field
+// numbers, Tensor tables without a name (fields 0-7), empty strings and zero scalars left out.
+File legacy_model(bool v0_7, const std::vector<TensorSpec>& specs, size_t tensors = 0,
+                  std::string_view identifier = "") {
+  FlatBufferWriter w;
+  std::vector<Ref> refs;
+  for (const TensorSpec& t : specs) {
+    const Ref dims = w.vector_of<int32_t>(t.dims);
+    Ref data = 0;
+    if (t.has_data) data = w.scalar_vector(t.data, 1);
+    w.start_table();
+    if (t.node_type) w.add_scalar<int32_t>(0, t.node_type);
+    w.add_scalar<int32_t>(1, t.data_type);
+    w.add_ref(2, dims);
+    if (t.format) w.add_scalar<int32_t>(3, t.format);
+    if (t.has_data) w.add_ref(6, data);
+    refs.push_back(w.end_table());
+  }
+  for (size_t i = specs.size(); i < tensors; ++i) refs.push_back(refs.back());
+  const Ref all = w.ref_vector(refs);
+  const Ref nodes = w.ref_vector(std::vector<Ref>{});
+  const Ref inputs = w.vector_of<uint32_t>(std::vector<uint32_t>{0});
+  const Ref outputs = w.vector_of<uint32_t>(std::vector<uint32_t>{1});
+  const Ref version = w.string("MindSpore Lite 1.0.0");
+  const uint16_t shift = v0_7 ? 0 : 1;
+  w.start_table();
+  if (!v0_7) w.add_ref(1, version);
+  if (v0_7) w.add_scalar<int32_t>(1, 1);  // fmkType; 0 (TF) is left out as the default
+  w.add_ref(2 + shift, inputs);
+  w.add_ref(3 + shift, outputs);
+  w.add_ref(5 + shift, nodes);
+  w.add_ref(6 + shift, all);
+  return w.finish(w.end_table(), identifier);
+}
+
+std::vector<TensorSpec> legacy_tensors() {
+  std::vector<TensorSpec> out = {spec("", {1, 3}), with_data(spec("", {2, 3}), pattern(24)),
+                                 with_data(spec("", {2}, 42), pattern(4))};
+  out[0].node_type = 1;
+  out[2].format = 100;
+  return out;
+}
+
+TEST(MsLite, Version1_0WithoutIdentifierIsReadWithItsSchema) {
+  const File file = legacy_model(false, legacy_tensors());
+  // The bytes of the model zoo's 1.0 files: root offset 24, then a vtable of 8 fields.
+  const File head(file.begin(), file.begin() + 8);
+  EXPECT_EQ(head, (File{std::byte{0x18}, {}, {}, {}, std::byte{0x14}, {}, std::byte{0x18}, {}}));
+  const Sniff s = sniff(file);
+  EXPECT_EQ(s.kind, FileKind::MsLite);
+  EXPECT_EQ(s.lite_identifier, "");
+  EXPECT_EQ(s.description, "a MindSpore Lite model (no identifier: 1.0 schema)");
+  EXPECT_EQ(lite_legacy_schema(file), LiteLegacySchema::V1_0);
+
+  const MsLite m = read_ms_lite(file);
+  for (const auto& p : m.problems) ADD_FAILURE() << p.describe();
+  EXPECT_TRUE(m.supported);
+  EXPECT_EQ(m.legacy, LiteLegacySchema::V1_0);
+  EXPECT_EQ(m.version, "MindSpore Lite 1.0.0");
+  EXPECT_EQ(m.release, "1.0");
+  EXPECT_EQ(m.fmk_type, 0);
+  EXPECT_EQ(m.inputs, std::vector<uint32_t>{0});
+  EXPECT_EQ(m.outputs, std::vector<uint32_t>{1});
+  EXPECT_EQ(m.subgraph_count, 0u);
+  ASSERT_EQ(m.tensors.size(), 3u);
+  EXPECT_EQ(m.tensors[0].node_type, 1);
+  EXPECT_TRUE(m.tensors[0].content.segments.empty());
+  EXPECT_EQ(m.tensors[1].name, "");
+  EXPECT_EQ(m.tensors[1].content.shape, (std::vector<uint64_t>{2, 3}));
+  ASSERT_EQ(m.tensors[1].content.segments.size(), 1u);
+  EXPECT_EQ(m.tensors[1].content.segments[0].offset, find(file, pattern(24)));
+  EXPECT_EQ(m.tensors[1].content.expected_bytes, 24u);
+  EXPECT_EQ(m.tensors[2].data_type_name, "Float16");
+  EXPECT_EQ(m.tensors[2].format_name, "NC4HW4");  // 100 before 1.2
+}
+
+TEST(MsLite, Version0_7HasNoVersionField) {
+  const File file = legacy_model(true, legacy_tensors());
+  EXPECT_EQ(lite_legacy_schema(file), LiteLegacySchema::V0_7);
+  EXPECT_EQ(sniff(file).description, "a MindSpore Lite model (no identifier: 0.7 schema)");
+  const MsLite m = read_ms_lite(file);
+  for (const auto& p : m.problems) ADD_FAILURE() << p.describe();
+  EXPECT_EQ(m.version, "");
+  EXPECT_EQ(m.fmk_type, 1);
+  EXPECT_EQ(m.outputs, std::vector<uint32_t>{1});
+  ASSERT_EQ(m.tensors.size(), 3u);
+  EXPECT_EQ(m.tensors[1].content.expected_bytes, 24u);
+  // TypeIds end at 44 in 0.7-1.0: 45 is no type.
+  std::vector<TensorSpec> odd = {with_data(spec("", {1}, 45), pattern(4))};
+  const MsLite n = read_ms_lite(legacy_model(true, odd));
+  ASSERT_EQ(n.tensors.size(), 1u);
+  EXPECT_EQ(n.tensors[0].data_type_name, "TypeId 45 (past the end of 0.7's TypeId)");
+}
+
+TEST(MsLite, TheLegacyShapeIsCheckedBeforeSayingMs) {
+  const File good = legacy_model(false, legacy_tensors());
+  // Nothing of another shape: a current model without its identifier, a damaged root table.
+  GraphSpec current = small_graph();
+  current.identifier = "";
+  EXPECT_EQ(lite_legacy_schema(model(current)), std::nullopt);
+  EXPECT_EQ(sniff(model(current)).kind, FileKind::Unknown);
+  File bad = good;
+  put_u32(bad, 0, 26);  // a root offset not aligned to 4
+  EXPECT_EQ(lite_legacy_schema(bad), std::nullopt);
+  // The same tables behind another FlatBuffers identifier (a TFLite model's "TFL3", say).
+  EXPECT_EQ(lite_legacy_schema(legacy_model(false, legacy_tensors(), 0, "TFL3")), std::nullopt);
+  bad = good;
+  bad[4] = std::byte{0x16};  // a vtable of 9 fields: neither schema
+  EXPECT_EQ(lite_legacy_schema(bad), std::nullopt);
+  bad = good;
+  bad[8] = std::byte{0x06};  // field 0 at 6 bytes: not aligned
+  EXPECT_EQ(lite_legacy_schema(bad), std::nullopt);
+  for (size_t n = 0; n < good.size(); ++n) {
+    const File cut(good.begin(), good.begin() + static_cast<ptrdiff_t>(n));
+    if (lite_legacy_schema(cut)) {
+      // Only a file cut inside data the root table does not check can still look whole.
+      EXPECT_GT(n, good.size() / 2) << n;
+    }
+  }
+  // Random bytes, with root offsets that point inside them, are never taken for a model.
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  size_t taken = 0;
+  for (int i = 0; i < 200000; ++i) {
+    File file(64 + i % 512);
+    for (auto& b : file) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      b = static_cast<std::byte>(state >> 56);
+    }
+    put_u32(file, 0, static_cast<uint32_t>(8 + 4 * (i % 12)));
+    if (i % 2) file[4] = std::byte{0x14}, file[5] = std::byte{0};
+    if (lite_legacy_schema(file) || sniff(file).kind == FileKind::MsLite) ++taken;
+  }
+  EXPECT_EQ(taken, 0u);
+}
+
+TEST(MsLite, DamagedExternalEntriesAreProblems) {
+  struct Case {
+    int64_t offset, length;
+    std::string damage;
+  };
+  for (const Case& c : {Case{-8, 24, "offset -8 length 24: a negative offset"},
+                        Case{0, -1, "offset 0 length -1: no length"},
+                        Case{0, -5, "offset 0 length -5: a negative length"},
+                        Case{int64_t{1} << 62, (int64_t{1} << 62) + 8,
+                             "offset 4611686018427387904 length 4611686018427387912: an end "
+                             "past 2^63"}}) {
+    FlatBufferWriter w;
+    const Ref location = w.string("model.ms.data");
+    w.start_table();
+    w.add_ref(1, location);
+    w.add_scalar<int64_t>(2, c.offset);
+    w.add_scalar<int64_t>(3, c.length);
+    const Ref entry = w.end_table();
+    const Ref entries = w.ref_vector(std::vector<Ref>{entry});
+    const Ref dims = w.vector_of<int32_t>(std::vector<int32_t>{6});
+    const Ref name = w.string("w");
+    w.start_table();
+    w.add_scalar<int32_t>(1, 43);
+    w.add_ref(2, dims);
+    w.add_ref(9, name);
+    w.add_ref(12, entries);
+    const Ref t = w.end_table();
+    const Ref all = w.ref_vector(std::vector<Ref>{t});
+    w.start_table();
+    w.add_ref(7, all);
+    const File file = w.finish(w.end_table(), "MSL2");
+    const MsLite m = read_ms_lite(file);
+    ASSERT_EQ(m.tensors.size(), 1u);
+    ASSERT_EQ(m.problems.size(), 1u) << c.damage;
+    EXPECT_EQ(m.problems[0].describe(),
+              fmt::format("offset {:#x}: allTensors[0] 'w': externalData[0]: {}",
+                          m.tensors[0].offset, c.damage));
+    EXPECT_FALSE(m.tensors[0].external_range);
+    EXPECT_TRUE(m.tensors[0].content.segments.empty());
+  }
+}
+
+TEST(MsLite, ExternalBytesThatDoNotMatchTheDimsAreAProblem) {
+  GraphSpec g;
+  g.tensors = {spec("w", {5})};  // 20 bytes needed; the entry says 24
+  g.tensors[0].external = "model.ms.data";
+  const MsLite m = read_ms_lite(model(g));
+  ASSERT_EQ(m.problems.size(), 1u);
+  EXPECT_EQ(m.problems[0].describe(),
+            fmt::format("offset {:#x}: allTensors[0] 'w': externalData: holds 24 bytes, dims [5] "
+                        "Float32 need 20",
+                        m.tensors[0].offset));
+  g.tensors[0] = spec("w", {6});
+  g.tensors[0].external = "model.ms.data";
+  g.tensors[0].external_repeats = 2;
+  const MsLite two = read_ms_lite(model(g));
+  ASSERT_EQ(two.problems.size(), 1u);
+  EXPECT_NE(two.problems[0].message.find("externalData: 2 entries where one is expected"),
+            std::string::npos)
+      << two.problems[0].message;
 }
 
 }  // namespace

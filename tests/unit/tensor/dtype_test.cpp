@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tensor/dtype_label.h"
+
 namespace msdt {
 namespace {
 
@@ -280,6 +282,30 @@ TEST(DtypeShape, ElementCount) {
   EXPECT_EQ(*element_count(huge_then_zero), 0u);
   std::vector<uint64_t> max{~uint64_t{0}};
   EXPECT_EQ(*element_count(max), ~uint64_t{0});
+}
+
+TEST(DType, LabelIsMindSporesCamelCaseSpelling) {
+  EXPECT_EQ(dtype_label(DType::Float32), "Float32");
+  EXPECT_EQ(dtype_label(DType::BFloat16), "BFloat16");
+  EXPECT_EQ(dtype_label(DType::UInt8), "UInt8");
+  EXPECT_EQ(dtype_label(DType::Int4), "Int4");
+  EXPECT_EQ(dtype_label(DType::Float8E4M3FN), "Float8E4M3FN");
+  EXPECT_EQ(dtype_label(DType::String), "String");
+  EXPECT_EQ(dtype_label(DType::HiFloat4), "HiFloat4");
+  // Every label that MindSpore's TypeId names share reads back as its dtype.
+  for (int i = 0; i <= static_cast<int>(DType::String); ++i) {
+    const auto dtype = static_cast<DType>(i);
+    const std::string_view label = dtype_label(dtype);
+    EXPECT_FALSE(label.empty());
+    if (auto back = parse_dtype_label(label)) {
+      EXPECT_EQ(*back, dtype) << label;
+    }
+  }
+  for (DType d : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
+                  DType::UInt16, DType::UInt32, DType::UInt64, DType::Float16, DType::Float32,
+                  DType::Float64, DType::BFloat16, DType::Complex64, DType::Complex128, DType::Int4,
+                  DType::Float8E5M2, DType::Float8E4M3FN, DType::HiFloat8})
+    EXPECT_EQ(parse_dtype_label(dtype_label(d)), d) << dtype_label(d);
 }
 
 }  // namespace
