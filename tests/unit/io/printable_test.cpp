@@ -10,7 +10,7 @@
 namespace msdt {
 namespace {
 
-const std::string kHostile("a\x1b[2Jb\0c\rd\x7f\xc2\x9b\xff", 13);
+const std::string kHostile("a\x1b[2Jb\0c\rd\x7f\xc2\x9b\xff", 14);
 
 TEST(Printable, PathEscapesControlsInvalidBytesAndBackslash) {
   EXPECT_EQ(printable_path(kHostile), "a\\x1b[2Jb\\x00c\\x0dd\\x7f\\xc2\\x9b\\xff");
