@@ -1,6 +1,6 @@
 #include "io/safe_name.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
 #include "io/hash.h"
 
