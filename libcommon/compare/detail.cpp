@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "io/output_file.h"
+#include "io/safe_name.h"
 #include "summary/plot.h"
 #include "table/format.h"
 #include "tensor/element_values.h"
@@ -187,6 +188,8 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
   std::string prefix = fmt::format("{}_{}_{}", row.mine->op_name, dump::io_name(o.io), o.slot);
   std::replace(prefix.begin(), prefix.end(), '/', '_');
   if (o.occurrence) prefix += fmt::format("_{}", o.occurrence + 1);
+  // msaccucmp's names (/ as _), made safe file names by the one naming of every exporter: other
+  // bytes that cannot be in a name as %XX, a name over 255 bytes cut with its digest.
 
   std::string header = "Index";
   for (const std::string& t : coordinate_titles(shape.size())) header += "," + t;
@@ -210,7 +213,7 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
       if (Status s = file->commit()) return s;
       file.reset();
     }
-    std::string name = fmt::format("{}_{}.csv", prefix, file_number++);
+    std::string name = safe_file_name(prefix, fmt::format("_{}.csv", file_number++));
     current = o.directory / name;
     auto created = AtomicFile::create(*dir, name);
     if (!created) return std::move(created).error();
@@ -296,7 +299,7 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
     }
     if (best.size() > 0) summary += table::align_columns(table);
   }
-  std::filesystem::path summary_path = o.directory / (prefix + "_summary.txt");
+  std::filesystem::path summary_path = o.directory / safe_file_name(prefix, "_summary.txt");
   if (Status s = write_file_atomically(summary_path, summary)) return output(summary_path, *s);
   written.push_back(summary_path);
 

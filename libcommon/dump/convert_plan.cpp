@@ -284,6 +284,11 @@ class Planner {
     // A name that exists on disk is short enough already; only stdin needs a suffix.
     out.name.name = basename_.ends_with(".npy") ? std::string(basename_) : basename_ + ".npy";
     if (Status bad = check_npy_storable(header.dtype)) return out_.fail(std::move(*bad));
+    // A copy is written as it is: refused here when NumPy would not load it (the rewritten
+    // forms are checked by write_output).
+    if (Status bad =
+            check_npy_loadable(*npy_storage_dtype(header.dtype, options_.bf16), header.shape))
+      return out_.fail(std::move(*bad));
     if (is_standard_npy(header) && stored_as_is(header.dtype, options_.bf16)) {
       // A byte copy keeps the mirror complete at the speed of cp.
       out.kind = PlannedOutput::Kind::CopyWhole;

@@ -76,6 +76,8 @@ Status write_output(const PlannedOutput& out, Bf16Mode bf16, Bytes source, Sink&
   std::optional<DType> storage = npy_storage_dtype(view.dtype, bf16);
   if (!storage)
     return Error{fmt::format("dtype {} has no .npy representation", dtype_name(view.dtype))};
+  // Every .npy written loads in NumPy (tensor/npy.h): a tensor it would refuse is not written.
+  MSDT_CHECK(check_npy_loadable(*storage, view.shape));
   std::string header = make_npy_header(*storage, view.shape);
   if (stored_as_is(view.dtype, bf16)) {
     // Header and elements in one writev when the elements are small or already in memory.

@@ -18,6 +18,8 @@
 #include "inspect/model_file.h"
 #include "io/output_file.h"
 #include "io/parallel.h"
+#include "io/report.h"
+#include "io/safe_name.h"
 #include "model/checkpoint.h"
 #include "model/safetensors.h"
 #include "summary/output.h"
@@ -135,7 +137,8 @@ ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& op
       stats = dump::stats_from_tensor(compute_stats(data->view(), stats_jobs));
       model.drop(item);
     } else {
-      row.error = std::move(data).error().with_context(fmt::format("'{}'", item.name));
+      row.error =
+          std::move(data).error().with_context(fmt::format("'{}'", printable_path(item.name)));
     }
   }
   dump::append_stat_cells(row.record, stats ? &*stats : nullptr);
@@ -471,7 +474,8 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
           const size_t index = row_index++;
           if (row.error) {
             diagnostics.error(fmt::format("{} / {}", path_a, path_b),
-                              Error(*row.error).with_context(fmt::format("'{}'", row.name)));
+                              std::move(*row.error).with_context(
+                                  fmt::format("'{}'", printable_path(row.name))));
             unreadable = true;
           }
           differs = differs || row.differs();
@@ -504,18 +508,20 @@ namespace {
 
 Status write_item(const ModelFile& model, const Item& item, const OpenDirectory& directory,
                   const ExportOptions& options, bool& output_failed) {
-  const std::string base = summary::quote_tag(item.name);
   if (item.kind == "str") {
     // Strings are .ckpt parameters only: UTF-32 in the checkpoint, UTF-8 text out.
     MSDT_TRY(std::string text, model::string_value(model.file().bytes(), item.content));
-    MSDT_TRY(AtomicFile file, AtomicFile::create(directory, base + ".txt"));
+    Expected<AtomicFile> created = AtomicFile::create(directory, safe_file_name(item.name, ".txt"));
+    if (!created) return output_failed = true, created.error();
+    AtomicFile& file = *created;
     if (Status s = file.write(text + "\n")) return output_failed = true, s;
     if (Status s = file.commit()) return output_failed = true, s;
     return std::nullopt;
   }
   MSDT_TRY(model::TensorData data, model.data(item));
   const bool npy = item.numeric();
-  Expected<AtomicFile> created = AtomicFile::create(directory, base + (npy ? ".npy" : ".bin"));
+  Expected<AtomicFile> created =
+      AtomicFile::create(directory, safe_file_name(item.name, npy ? ".npy" : ".bin"));
   if (!created) return output_failed = true, created.error();
   AtomicFile& file = *created;
   const bool in_file = item.source.empty() && !data.copied();
@@ -525,8 +531,8 @@ Status write_item(const ModelFile& model, const Item& item, const OpenDirectory&
   planned.kind = npy ? dump::PlannedOutput::Kind::Npy : dump::PlannedOutput::Kind::Raw;
   planned.view = data.view();
   Status status = dump::write_output(planned, options.bf16, model.file().bytes(), sink);
-  if (!status) status = file.commit();
   if (status && sink.output_failed()) output_failed = true;
+  if (!status && (status = file.commit())) output_failed = true;  // renaming into place: output
   model.drop(item);
   return status;
 }
@@ -562,7 +568,8 @@ void export_npy(const std::string& path, const std::string& directory, const Exp
       },
       [&](size_t i, Outcome outcome) {
         if (!outcome.status) return;
-        Error error = std::move(*outcome.status).with_context(fmt::format("'{}'", items[i]->name));
+        Error error = std::move(*outcome.status)
+                          .with_context(fmt::format("'{}'", printable_path(items[i]->name)));
         if (outcome.output_failed)
           diagnostics.output_error(directory, error);
         else
@@ -587,11 +594,12 @@ void export_safetensors(const std::string& path, const std::string& output,
         item->numeric() ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
     const bool encoded = item->storage == "compressed";  // MindIR: not the elements
     if (!name || encoded || !item->consistent()) {
-      diagnostics.warning(path, Error(fmt::format("'{}' ({} {}) left out: {}", item->name,
-                                                  item->kind, dtype_text(item->content),
-                                                  !name     ? "safetensors has no such dtype"
-                                                  : encoded ? "its bytes are compressed"
-                                                            : "its bytes do not match its shape")));
+      diagnostics.warning(path,
+                          Error(fmt::format("'{}' ({} {}) left out: {}", printable_path(item->name),
+                                            item->kind, dtype_text(item->content),
+                                            !name     ? "safetensors has no such dtype"
+                                            : encoded ? "its bytes are compressed"
+                                                      : "its bytes do not match its shape")));
       continue;
     }
     if (item->storage == "Int4") metadata.emplace_back(item->name, "Int4");

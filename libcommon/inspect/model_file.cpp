@@ -385,7 +385,8 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
 
 Expected<model::TensorData> ModelFile::data(const Item& item) const {
   if (!item.has_bytes)
-    return Error(fmt::format("'{}' has no bytes in this file (a {})", item.name, item.kind));
+    return Error(
+        fmt::format("'{}' has no bytes in this file (a {})", printable_path(item.name), item.kind));
   Bytes bytes = file_->bytes();
   prefetch(item);
   if (format_->mindir) {

@@ -16,9 +16,11 @@ Diagnostics::Diagnostics(std::string tool, std::ostream& err) : tool_(std::move(
 void Diagnostics::print(std::string_view level, std::string_view file, const Error& error) {
   std::cout.flush();
   std::fflush(stdout);
-  std::string line = file.empty() ? fmt::format("{}: {}: {}\n", tool_, level, error.describe())
-                                  : fmt::format("{}: {}: '{}': {}\n", tool_, level,
-                                                printable_path(file), error.describe());
+  // The message may hold names from the input: nothing in it reaches the terminal raw.
+  std::string what = printable_text(error.describe());
+  std::string line =
+      file.empty() ? fmt::format("{}: {}: {}\n", tool_, level, what)
+                   : fmt::format("{}: {}: '{}': {}\n", tool_, level, printable_path(file), what);
   err_ << line;
   err_.flush();
 }
@@ -56,7 +58,9 @@ int Diagnostics::exit_code() const {
   return errors_ > 0 ? kExitBadInput : kExitOk;
 }
 
-std::string printable_path(std::string_view path) {
+namespace {
+
+std::string printable(std::string_view path, bool escape_backslash) {
   std::string out;
   out.reserve(path.size());
   for (size_t i = 0; i < path.size();) {
@@ -67,7 +71,7 @@ std::string printable_path(std::string_view path) {
     if (n == 0 || c < 0x20 || c == 0x7F || c1) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
-    } else if (c == '\\') {
+    } else if (c == '\\' && escape_backslash) {
       out += "\\\\";
       ++i;
     } else {
@@ -77,5 +81,11 @@ std::string printable_path(std::string_view path) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable_path(std::string_view path) { return printable(path, true); }
+
+std::string printable_text(std::string_view text) { return printable(text, false); }
 
 }  // namespace msdt

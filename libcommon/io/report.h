@@ -54,4 +54,10 @@ class Diagnostics {
 // a backslash as \\. Also the spelling of cells in the aligned text for terminals (table/sink.h).
 std::string printable_path(std::string_view path);
 
+// `text` safe on a terminal, for the messages of Diagnostics (every error and warning goes
+// through it, whatever names the message holds): the same \xNN for bytes that are not printable
+// UTF-8 (ESC, NUL, CR, ...), but a backslash stays one, so that a name a message quoted already
+// (quote_for_message's \xNN) reads the same.
+std::string printable_text(std::string_view text);
+
 }  // namespace msdt

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "io/report.h"
 #include "ir/type_spec.h"
 #include "table/format.h"
 
@@ -266,7 +267,7 @@ std::string diff_stats_text(const DiffResult& d) {
   std::vector<std::vector<std::string>> rows{{"op", "before", "after", "change"}};
   for (const auto& [op, before, after] : d.op_changes)
     rows.push_back(
-        {op, std::to_string(before), std::to_string(after),
+        {printable_path(op), std::to_string(before), std::to_string(after),
          fmt::format("{:+}", static_cast<int64_t>(after) - static_cast<int64_t>(before))});
   if (rows.size() > 1) out += "\n" + table::align_columns(rows);
   return out;

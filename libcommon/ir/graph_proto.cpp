@@ -467,7 +467,7 @@ Expected<Module> parse_graph_proto(Bytes message, uint64_t base) {
     } else {
       in.kind = Input::Kind::Value;
       m.warnings.push_back(Error::at_offset(
-          user.line, fmt::format("node {} reads '{}', which is no node, parameter or constant",
+          user.line, fmt::format("node {} reads {}, which is no node, parameter or constant",
                                  quote_for_message(user.name), quote_for_message(name))));
     }
     return in;

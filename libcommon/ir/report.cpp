@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 
+#include "io/report.h"
 #include "ir/draw.h"
 #include "ir/type_spec.h"
 #include "table/format.h"
@@ -233,7 +234,8 @@ std::string counts_text(const Counts& c) {
   auto section = [&](std::string_view a, std::string_view b,
                      const std::vector<std::pair<std::string, uint64_t>>& rows) {
     std::vector<std::vector<std::string>> t{{std::string(a), std::string(b)}};
-    for (const auto& [k, v] : rows) t.push_back({k, std::to_string(v)});
+    // Names come from the file: escaped for the terminal as every text table's cells are.
+    for (const auto& [k, v] : rows) t.push_back({printable_path(k), std::to_string(v)});
     out += "\n" + table::align_columns(t);
   };
   section("op", "nodes", c.ops);
@@ -365,8 +367,8 @@ Expected<std::string> why_text(const Module& module) {
             fmt::format("{}:{}", slash == std::string::npos ? file : file.substr(slash + 1), line);
         if (!code.empty()) source += "  " + code;
       }
-      rows.push_back({std::to_string(e.depth), display_graph(*e.graph), node,
-                      source.empty() ? "-" : source,
+      rows.push_back({std::to_string(e.depth), printable_text(display_graph(*e.graph)),
+                      printable_text(node), source.empty() ? "-" : printable_text(source),
                       e.frame ? fmt::format("#{}", f.traceback[*e.frame].index) : "-"});
     }
     std::string table = table::align_columns(rows);
@@ -381,7 +383,17 @@ Expected<std::string> why_text(const Module& module) {
     out += "\nC++ call stack (for framework developers):\n";
     for (const std::string& s : f.cxx_stack) out += "  " + s + "\n";
   }
-  return out;
+  // Everything above is the file's text: no control byte of it reaches the terminal (the table's
+  // cells were escaped before alignment; escaping again changes nothing).
+  std::string safe;
+  for (size_t start = 0; start < out.size();) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    safe += printable_text(std::string_view(out).substr(start, end - start));
+    if (end < out.size()) safe += '\n';
+    start = end + 1;
+  }
+  return safe;
 }
 
 }  // namespace msdt::ir

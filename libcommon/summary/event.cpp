@@ -953,6 +953,16 @@ bool looks_like_train_lineage(Bytes message) {
   return !status && any;
 }
 
+// `v.tag` from the tag's bytes, escaped where they are not UTF-8 (then `raw_tag` keeps the bytes,
+// which exporters name files after: the escaped spelling of x\xff is also the tag x\\xff's).
+void set_tag(std::string_view raw, Value& v) {
+  escape_invalid_utf8(raw, v.tag);
+  if (v.tag.size() != raw.size())  // an escaped byte always makes the text longer
+    v.raw_tag.assign(raw);
+  else
+    v.raw_tag.clear();
+}
+
 // The shape of nearly every MindSpore scalar: the tag (field 1, under 128 bytes), then
 // scalar_value (field 3, fixed32), nothing else. Where its float starts in the value's n bytes
 // at p; 0 for any other shape.
@@ -971,7 +981,7 @@ bool read_common_scalar(Bytes bytes, Value& v) {
   const size_t at = common_scalar_float(p, bytes.size());
   if (!at) return false;
   std::string_view tag(reinterpret_cast<const char*>(p + 2), p[1]);
-  if (!same_text(tag, v.tag)) escape_invalid_utf8(tag, v.tag);
+  if (!same_text(tag, v.tag) || !v.raw_tag.empty()) set_tag(tag, v);
   v.kind = ValueKind::Scalar;
   v.scalar = std::bit_cast<float>(load_u32le(bytes.data() + at));
   return true;
@@ -1029,11 +1039,12 @@ Status decode_value(const Field& f, Dialect dialect,
     return std::nullopt;
   }
   v.tag.clear();
+  v.raw_tag.clear();
   MSDT_CHECK_FIELDS(each_field(f.bytes, f.payload_offset, [&](const Field& x) -> Status {
     switch (x.number) {
       case 1:
         MSDT_CHECK(expect_field(x, WireType::Len, "Value.tag"));
-        escape_invalid_utf8(field_text(x), v.tag);
+        set_tag(field_text(x), v);
         return std::nullopt;
       case 2:  // TF simple_value
         if (dialect == Dialect::TensorFlow && x.type == WireType::Fixed32) {
@@ -1272,7 +1283,7 @@ Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptio
       if (auto s = decode_value(v, dialect_, plugin_by_tag_, value, content))
         return std::move(*s).with_context(
             value.tag.empty() ? std::string("value")
-                              : fmt::format("value '{}'", quote_for_message(value.tag)));
+                              : fmt::format("value {}", quote_for_message(value.tag)));
       if (!content) --used;  // nothing we read: an unknown kind is skipped
       return std::nullopt;
     });
@@ -1284,6 +1295,7 @@ Status EventDecoder::decode_into(Bytes payload, uint64_t base, const DecodeOptio
     for (const auto& [key, part] : e.detail.items()) {
       Value& v = next_value();
       v.tag = key;
+      v.raw_tag.clear();
       v.kind = e.kind == EventKind::Explain ? ValueKind::Explain : ValueKind::Lineage;
       v.record.edit() = part;
     }

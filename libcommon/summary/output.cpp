@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "io/output_file.h"
+#include "io/safe_name.h"
 #include "io/text.h"
 #include "ir/draw.h"
 #include "ir/graph_proto.h"
@@ -64,23 +65,6 @@ std::string python_float(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return table::format_double(value);
-}
-
-std::string quote_tag(std::string_view tag) {
-  std::string out;
-  for (unsigned char c : tag) {
-    if (std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~')
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("%{:02X}", c);
-  }
-  // "." and ".." would name directories: their dots are quoted too.
-  if (out == "." || out == "..") {
-    std::string quoted;
-    for (size_t i = 0; i < out.size(); ++i) quoted += "%2E";
-    return quoted;
-  }
-  return out;
 }
 
 namespace {
@@ -482,7 +466,7 @@ struct Exporter::RunFiles {
   fs::path dir;
   std::optional<OpenDirectory> root, image, tensor, histogram;
   std::string scalars = "tag,step,wall_time (unit: seconds),value\r\n";
-  std::map<std::string, std::string> histograms;  // tag → CSV text
+  std::map<std::string, std::string> histograms;  // the tag's own bytes → CSV text
   std::vector<std::string> histogram_order;
   std::optional<ir::Module> graph;
   nlohmann::ordered_json lineage = nlohmann::ordered_json::array();
@@ -533,13 +517,10 @@ Bytes text_bytes(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
-// A file name for a tag and a step: the quoted tag, shortened (keeping the step) under the
-// 255-byte limit of file names.
-std::string tag_file(std::string_view tag, std::optional<int64_t> step, std::string_view ext) {
-  std::string quoted = quote_tag(tag);
+// A file name for a tag (its own bytes) and a step: io/safe_name.h's, the step kept.
+std::string tag_file(const Value& v, std::optional<int64_t> step, std::string_view ext) {
   std::string suffix = (step ? "_" + std::to_string(*step) : std::string()) + std::string(ext);
-  if (quoted.size() + suffix.size() > 250) quoted.resize(250 - suffix.size());
-  return quoted + suffix;
+  return safe_file_name(v.raw_tag.empty() ? v.tag : v.raw_tag, suffix);
 }
 
 }  // namespace
@@ -549,7 +530,7 @@ Exporter::RunFiles& Exporter::run_files(const std::string& run) {
   if (!slot) {
     slot = std::make_unique<RunFiles>();
     // With --runs each run gets its own folder, its name quoted like a tag.
-    slot->dir = per_run_ ? dir_ / quote_tag(run) : dir_;
+    slot->dir = per_run_ ? dir_ / safe_file_name(run) : dir_;
   }
   return *slot;
 }
@@ -582,22 +563,30 @@ void Exporter::event(const Source& source, const Event& e) {
         break;
       case ValueKind::Image: {
         if (!r.image) r.image = open_subdir(r.dir / "image", diagnostics_);
-        write_in(r.image, r.dir / "image", tag_file(v.tag, e.step.value_or(0), ".png"),
+        write_in(r.image, r.dir / "image", tag_file(v, e.step.value_or(0), ".png"),
                  {v.image.encoded}, diagnostics_);
         break;
       }
       case ValueKind::Tensor: {
         if (!v.tensor->strings.empty()) break;
+        // Only what NumPy loads is written (tensor/npy.h).
+        if (Status bad = check_npy_loadable(v.tensor->stored, v.tensor->dims)) {
+          diagnostics_.error(source.file, std::move(*bad).with_context(fmt::format(
+                                              "tensor {} at step {} not exported",
+                                              quote_for_message(v.tag), e.step.value_or(0))));
+          break;
+        }
         if (!r.tensor) r.tensor = open_subdir(r.dir / "tensor", diagnostics_);
         std::string header = make_npy_header(v.tensor->stored, v.tensor->dims);
-        write_in(r.tensor, r.dir / "tensor", tag_file(v.tag, e.step.value_or(0), ".npy"),
+        write_in(r.tensor, r.dir / "tensor", tag_file(v, e.step.value_or(0), ".npy"),
                  {text_bytes(header), v.tensor->bytes()}, diagnostics_);
         break;
       }
       case ValueKind::Histogram: {
+        const std::string& raw = v.raw_tag.empty() ? v.tag : v.raw_tag;
         auto [it, added] = r.histograms.try_emplace(
-            v.tag, "step,wall_time,left,right,count,min,max,sum,total,nan,pos_inf,neg_inf\n");
-        if (added) r.histogram_order.push_back(v.tag);
+            raw, "step,wall_time,left,right,count,min,max,sum,total,nan,pos_inf,neg_inf\n");
+        if (added) r.histogram_order.push_back(raw);
         const Histogram& h = *v.histogram;
         auto opt = [](const std::optional<double>& x) { return x ? python_float(*x) : ""; };
         for (const Bucket& b : h.buckets)
@@ -625,7 +614,7 @@ void Exporter::finish() {
     if (!r.histograms.empty()) {
       r.histogram = open_subdir(r.dir / "histogram", diagnostics_);
       for (const std::string& tag : r.histogram_order)
-        write_in(r.histogram, r.dir / "histogram", tag_file(tag, std::nullopt, ".csv"),
+        write_in(r.histogram, r.dir / "histogram", safe_file_name(tag, ".csv"),
                  {text_bytes(r.histograms[tag])}, diagnostics_);
     }
     if (r.graph) {

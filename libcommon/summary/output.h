@@ -45,10 +45,6 @@ nlohmann::ordered_json value_json(const Value& value);
 // "1e-05", "inf", "nan".
 std::string python_float(double value);
 
-// MindInsight's tag quoting (Python's urllib quote with safe=""): bytes other than letters,
-// digits and "_.-~" as %XX. Never a path separator, never "." or "..".
-std::string quote_tag(std::string_view tag);
-
 struct ListOptions {
   table::Format format = table::Format::Text;
   bool header = true;

@@ -119,7 +119,8 @@ class Boxed {
 };
 
 struct Value {
-  std::string tag;
+  std::string tag;      // as shown: bytes that are not UTF-8 spelled \xNN (escape_invalid_utf8)
+  std::string raw_tag;  // the tag's own bytes when they differ from `tag` (not UTF-8), else empty
   ValueKind kind = ValueKind::Scalar;
   double scalar = 0;  // Scalar: the float32 (or TF double tensor) widened to double
   Image image;

@@ -304,6 +304,37 @@ std::string make_npy_header(DType dtype, std::span<const uint64_t> shape) {
   return {};  // unreachable: a v2 length field holds any header we can build in memory
 }
 
+Status check_npy_loadable(DType storage, std::span<const uint64_t> shape) {
+  if (shape.size() > kNpyMaxDims)
+    return Error(
+        fmt::format("{} dimensions: NumPy loads .npy files of at most {} (NumPy 1's "
+                    "limit, which msdt keeps so that both NumPy 1 and 2 load every file)",
+                    shape.size(), kNpyMaxDims));
+  constexpr uint64_t kMaxIntp = uint64_t{1} << 63;  // NumPy's npy_intp is a signed 64-bit integer
+  uint64_t bytes = dtype_bytes(storage, 1).value_or(1);
+  for (uint64_t dim : shape) {
+    if (dim >= kMaxIntp)
+      return Error(fmt::format("dimension {} is 2^63 or more, past what NumPy can hold", dim));
+    if (dim == 0) continue;
+    auto product = checked_mul(bytes, dim);
+    if (!product || *product >= kMaxIntp)
+      return Error(
+          fmt::format("shape {} of {}: NumPy refuses an array whose non-zero dimensions "
+                      "times the element size pass 2^63 - 1 bytes, even with no element",
+                      fmt::format("({}{})", fmt::join(shape, ", "), shape.size() == 1 ? "," : ""),
+                      dtype_name(storage)));
+    bytes = *product;
+  }
+  const std::string header = make_npy_header(storage, shape);
+  const uint64_t length = header.size() - (header[6] == 1 ? 10 : 12);
+  if (length > kNpyMaxHeaderBytes)
+    return Error(
+        fmt::format("the .npy header would be {} bytes: numpy.load reads at most {} "
+                    "(its max_header_size)",
+                    length, kNpyMaxHeaderBytes));
+  return std::nullopt;
+}
+
 Expected<TensorView> npy_tensor(Bytes file, const NpyHeader& header) {
   if (header.fortran_order)
     return Error::at_offset(header.data_offset,

@@ -35,6 +35,22 @@ Expected<NpyHeader> parse_npy(Bytes file, std::optional<DType> dtype_hint = std:
 // shape; C order. `dtype` must have an npy_descr.
 std::string make_npy_header(DType dtype, std::span<const uint64_t> shape);
 
+// What numpy.load accepts, so that every .npy we write loads (dump spec §9). A writer of .npy
+// calls check_npy_loadable first and writes nothing for a tensor it refuses.
+// Dimensions: NumPy 1 loads at most 32 (NPY_MAXDIMS), NumPy 2 at most 64; we keep to 32, the limit
+// both load.
+inline constexpr size_t kNpyMaxDims = 32;
+// The header after its length field: numpy/lib/format.py _MAX_HEADER_SIZE (max_header_size), the
+// default of numpy.load. With at most 32 dimensions our headers stay under 1 KiB; checked anyway.
+inline constexpr uint64_t kNpyMaxHeaderBytes = 10000;
+
+// An error naming the limit when numpy.load would refuse a C-order .npy of `storage` (the dtype
+// written, after conversion) and `shape`: more than kNpyMaxDims dimensions, a header over
+// kNpyMaxHeaderBytes, a dimension of 2^63 or more ("Maximum allowed dimension exceeded"), or the
+// non-zero dimensions times the element size over 2^63 - 1 bytes ("array is too big": NumPy skips
+// zero dimensions in that product, so (0, 2^62) of float32 is refused although it has no element).
+Status check_npy_loadable(DType storage, std::span<const uint64_t> shape);
+
 // A view of the elements of a little-endian, C-order npy; an error for fortran order or
 // big-endian data, which callers convert instead.
 Expected<TensorView> npy_tensor(Bytes file, const NpyHeader& header);

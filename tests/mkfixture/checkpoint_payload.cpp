@@ -248,7 +248,7 @@ std::vector<std::byte> build_ckpt(const Node& ckpt) {
   }
   std::vector<std::byte> out;
   for (const auto& p : ckpt.at("parameters").elements()) {
-    const std::string name = p.at("name").string();
+    const std::string name = name_bytes(p.at("name"));
     if (auto map = p.find("map")) {
       p.check_keys({"name", "map"});
       // A map parameter: one Value per slice, each with a MapTensorProto of keys, values and

@@ -127,4 +127,11 @@ std::vector<std::byte> parse_hex(const Node& node) {
   return out;
 }
 
+std::string name_bytes(const Node& node) {
+  if (!node.is_object()) return node.string();
+  node.check_keys({"hex"});
+  std::vector<std::byte> bytes = parse_hex(node.at("hex"));
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
 }  // namespace msdt::fixture

@@ -64,6 +64,9 @@ class Node {
 std::string brief(const json& value);
 // "93 4e 55", "934e55" or "0x934e55"; whitespace is ignored.
 std::vector<std::byte> parse_hex(const Node& node);
+// A name or tag: a JSON string (its UTF-8), or {"hex": "78 ff"} for bytes a JSON string cannot
+// hold (names that are not UTF-8).
+std::string name_bytes(const Node& node);
 // Parses a whole integer literal: decimal, or hexadecimal with 0x; nullopt otherwise.
 std::optional<uint64_t> parse_u64_literal(std::string_view text);
 

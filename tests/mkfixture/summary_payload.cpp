@@ -726,7 +726,7 @@ ProtoWriter ms_value(const Node& v) {
       one_key(v, {"scalar", "image", "histogram", "tensor", "landscape", "text"}, "value kind");
   for (auto key : {"text", "scalar_as", "plugin", "metadata"})
     if (v.has(key)) v.at(key).fail("a tensorflow value key; this file is mindspore");
-  const std::string tag = v.at("tag").string();
+  const std::string tag = name_bytes(v.at("tag"));
   if (kind == "scalar") return ms_scalar_value(tag, real_of(v.at("scalar")));
   ProtoWriter out;
   out.string(1, tag);
@@ -742,7 +742,7 @@ ProtoWriter tf_value(const Node& v, FileState& state) {
   const std::string kind =
       one_key(v, {"scalar", "image", "histogram", "tensor", "landscape", "text"}, "value kind");
   if (kind == "landscape") v.at(kind).fail("a mindspore value; this file is tensorflow");
-  const std::string tag = v.at("tag").string();
+  const std::string tag = name_bytes(v.at("tag"));
   std::string plugin;
   uint64_t data_class = 0;
   ProtoWriter out;

@@ -25,16 +25,6 @@ TEST(Output, PythonFloatSpelling) {
   EXPECT_EQ(python_float(-INFINITY), "-inf");
 }
 
-TEST(Output, TagsAreQuotedLikeMindInsight) {
-  EXPECT_EQ(quote_tag("loss/auto"), "loss%2Fauto");
-  EXPECT_EQ(quote_tag("conv1.weight/auto"), "conv1.weight%2Fauto");
-  EXPECT_EQ(quote_tag("a b~c-d_e"), "a%20b~c-d_e");
-  EXPECT_EQ(quote_tag("\xff"), "%FF");
-  EXPECT_EQ(quote_tag(".."), "%2E%2E");
-  EXPECT_EQ(quote_tag("."), "%2E");
-  EXPECT_EQ(quote_tag("../../etc/passwd"), "..%2F..%2Fetc%2Fpasswd");
-}
-
 TEST(Output, StepRanges) {
   auto both = parse_step_range("3-7");
   ASSERT_TRUE(both);

@@ -368,5 +368,82 @@ TEST(NpyWrite, ByteIdenticalToNumpy) {
   }
 }
 
+TEST(NpyLoadable, LimitsAreNamed) {
+  const std::vector<uint64_t> d32(32, 1), d33(33, 1);
+  EXPECT_FALSE(check_npy_loadable(DType::Float32, d32));
+  auto too_many = check_npy_loadable(DType::Float32, d33);
+  ASSERT_TRUE(too_many);
+  EXPECT_NE(too_many->message.find("33 dimensions"), std::string::npos) << too_many->message;
+  EXPECT_NE(too_many->message.find("at most 32"), std::string::npos) << too_many->message;
+  // numpy's "array is too big": zero dimensions are skipped in the product of sizes.
+  const std::vector<uint64_t> fits{0, uint64_t{1} << 60}, big{0, uint64_t{1} << 61};
+  EXPECT_FALSE(check_npy_loadable(DType::Float32, fits));
+  auto refused = check_npy_loadable(DType::Float32, big);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->message.find("(0, 2305843009213693952) of float32"), std::string::npos)
+      << refused->message;
+  EXPECT_FALSE(check_npy_loadable(DType::Int8, big));
+  const std::vector<uint64_t> huge_dim{0, uint64_t{1} << 63};
+  EXPECT_TRUE(check_npy_loadable(DType::Int8, huge_dim));
+  // With at most 32 dimensions of at most 20 digits a header stays far under numpy.load's 10000
+  // bytes: that check never fires before the dimension check does.
+  const std::vector<uint64_t> widest(32, (uint64_t{1} << 62) / 8);
+  EXPECT_LT(make_npy_header(DType::Float64, widest).size(), 1024u);
+}
+
+// NumPy (the oracle) loads exactly the files check_npy_loadable accepts.
+TEST(NpyLoadable, AgreesWithNumpyLoad) {
+  struct Case {
+    DType dtype;
+    std::vector<uint64_t> shape;
+  };
+  const uint64_t p = uint64_t{1} << 59;
+  std::vector<Case> cases = {
+      {DType::Float32, std::vector<uint64_t>(32, 1)},
+      {DType::Float32, std::vector<uint64_t>(33, 1)},
+      {DType::Int8, std::vector<uint64_t>(64, 1)},
+      {DType::Float32, {0, p * 2}},     // 2^62 bytes
+      {DType::Float32, {0, p * 4}},     // 2^63 bytes: too big
+      {DType::Float64, {p / 2, 0, 2}},  // 2^62
+      {DType::Float64, {p, 0, 2}},      // 2^63
+      {DType::Int8, {0, p * 8 - 1}},    // 2^62 - 1
+      {DType::Int8, {0, p * 16}},       // a dimension of 2^63
+      {DType::Int8, {0, 3, p * 8, 2}},  // 3 * 2^62 * 2
+      {DType::Float16, {2, 3}},
+  };
+  auto dir =
+      std::filesystem::temp_directory_path() / ("msdt_npy_loadable_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string script = "for n in range(" + std::to_string(cases.size()) +
+                       "):\n"
+                       "    try:\n"
+                       "        np.load('" +
+                       dir.string() +
+                       "/%d.npy' % n)\n"
+                       "        print('ok')\n"
+                       "    except ValueError:\n"
+                       "        print('refused')\n";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    uint64_t count = 1;
+    for (uint64_t d : cases[i].shape) count = d == 0 || count == 0 ? 0 : count * d;
+    std::ofstream(dir / (std::to_string(i) + ".npy"), std::ios::binary)
+        << make_npy_header(cases[i].dtype, cases[i].shape)
+        << std::string(*dtype_bytes(cases[i].dtype, count), '\0');
+  }
+  auto output = run_numpy(script);
+  std::filesystem::remove_all(dir);
+  if (!output) GTEST_SKIP() << "/usr/bin/python3 with numpy is not available";
+  std::istringstream lines(*output);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string verdict;
+    ASSERT_TRUE(std::getline(lines, verdict));
+    Status ours = check_npy_loadable(cases[i].dtype, cases[i].shape);
+    // NumPy 2 loads 33..64 dimensions; we refuse them so that NumPy 1 loads every file too.
+    if (cases[i].shape.size() > 32 && verdict == "ok") verdict = "refused (NumPy 1)";
+    EXPECT_EQ(ours ? "refused" : "ok", verdict.substr(0, verdict.find(' ')))
+        << "case " << i << ": " << (ours ? ours->message : "accepted");
+  }
+}
+
 }  // namespace
 }  // namespace msdt
