@@ -636,7 +636,7 @@ void Exporter::finish() {
         write_in(r.root, r.dir, "graph.dot", {text_bytes(*dot)}, diagnostics_);
       else
         diagnostics_.error(run, dot.error());
-      std::string json = table::to_json_text(ir::module_json(*r.graph), 2) + "\n";
+      std::string json = ir::module_json_text(*r.graph);
       write_in(r.root, r.dir, "graph.json", {text_bytes(json)}, diagnostics_);
     }
     if (!r.lineage.empty()) {
