@@ -380,6 +380,7 @@ void Summary::row(const ComparedRow& row) {
   if (row.problem) ++reasons_["unreadable"];
 
   const PairMetrics* m = row.metrics ? &*row.metrics : nullptr;
+  if (m) ++compared_;
   std::optional<double> cosine = m ? m->mp_cosine.value : std::nullopt;
   std::string label = row_label(row);
 
@@ -438,7 +439,29 @@ void Summary::row(const ComparedRow& row) {
   }
 }
 
+std::optional<std::string> Summary::nothing_compared() const {
+  if (compared_ != 0) return std::nullopt;
+  uint64_t rows = 0;
+  for (uint64_t n : verdicts_) rows += n;
+  const PairCounts& c = counts_;
+  if (rows == 0)
+    return std::string("neither dump holds a tensor that was read (see the errors above)");
+  if (c.pairs == 0)
+    return fmt::format(
+        "no tensor is in both dumps ({} only in mine, {} only in the golden dump): check the "
+        "paths, or pair names with --rename or --exact-names",
+        c.only_mine, c.only_golden);
+  std::string reasons;
+  for (const auto& [name, n] : reasons_)
+    reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", name, n);
+  return fmt::format("none of the {} pair{} could be measured ({})", c.pairs,
+                     c.pairs == 1 ? "" : "s", reasons.empty() ? "no reason recorded" : reasons);
+}
+
 Advice Summary::advice() const {
+  if (auto why = nothing_compared())
+    return Advice{"Nothing Compared", std::nullopt, "",
+                  "No tensor pair was compared, so nothing is known about accuracy: " + *why + "."};
   if (overflow_) return *overflow_;
   if (input_inconsistent_) return *input_inconsistent_;
   if (!first_low_cosine_)
@@ -474,6 +497,7 @@ void Summary::write_text(std::ostream& out) const {
     counts +=
         fmt::format("{}{} {}", i ? ", " : "", verdict_name(static_cast<Verdict>(i)), verdicts_[i]);
   out << "verdicts: " << counts << '\n';
+  if (auto why = nothing_compared()) out << "nothing compared: " << *why << '\n';
   if (!reasons_.empty()) {
     std::string text;
     for (const auto& [name, n] : reasons_)
@@ -538,6 +562,9 @@ void Summary::write_json(std::ostream& out) const {
   doc["pairs"] = c.pairs;
   doc["only_mine"] = c.only_mine;
   doc["only_golden"] = c.only_golden;
+  doc["compared"] = compared_;
+  auto why = nothing_compared();
+  doc["nothing_compared"] = why ? nlohmann::ordered_json(*why) : nlohmann::ordered_json();
   nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
   for (size_t i = 0; i < kVerdictCount; ++i)
     verdicts[std::string(verdict_name(static_cast<Verdict>(i)))] = verdicts_[i];
@@ -604,6 +631,8 @@ Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& 
     c.points.push_back({x, p.cosine.value_or(NAN)});
     r.points.push_back({x, p.max_relative_err.value_or(NAN)});
   }
+  if (auto why = summary.nothing_compared())
+    return Error("nothing was compared, so there is nothing to plot: " + *why);
   if (c.points.empty()) return Error("no output tensor was compared: nothing to plot");
   cosine.series.push_back(std::move(c));
   relative.series.push_back(std::move(r));

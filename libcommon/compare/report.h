@@ -142,6 +142,11 @@ class Summary final : public CompareListener {
   const std::vector<WorstRow>& worst() const { return worst_; }
   const std::vector<Divergence>& divergences() const { return divergences_; }
   const std::vector<PlotRow>& plot_rows() const { return plot_; }
+  // Rows whose two tensors were read and measured (metrics computed).
+  uint64_t compared() const { return compared_; }
+  // When no row was compared: why, plainly ("no tensor is in both dumps: ..."), for the summary,
+  // the advisor and the tool's message. Nothing compared is never a pass.
+  std::optional<std::string> nothing_compared() const;
   Advice advice() const;
 
   void write_text(std::ostream& out) const;
@@ -164,6 +169,7 @@ class Summary final : public CompareListener {
   std::optional<OpState> op_;
   std::vector<PlotRow> plot_;
   uint64_t outputs_ = 0;
+  uint64_t compared_ = 0;
   // Advisor state, in row order.
   std::optional<Advice> overflow_, input_inconsistent_;
   std::optional<WorstRow> first_low_cosine_;

@@ -5,14 +5,16 @@
 #include <CLI/CLI.hpp>
 
 #include "dump/select.h"
+#include "io/cli.h"
 
 namespace msdt::dump {
 
 // --iteration, --rank and --graph: where in a tree (watch-check takes only these).
 inline void add_location_options(CLI::App& app, Selection& selection) {
-  app.add_option("--iteration", selection.iterations, "keep these iterations, e.g. 0,3,5-8");
-  app.add_option("--rank", selection.ranks, "keep these ranks, e.g. 0-3");
-  app.add_option("--graph", selection.graphs, "keep these graph ids");
+  app.add_option("--iteration", selection.iterations, "keep these iterations, e.g. 0,3,5-8")
+      ->check(non_empty());
+  app.add_option("--rank", selection.ranks, "keep these ranks, e.g. 0-3")->check(non_empty());
+  app.add_option("--graph", selection.graphs, "keep these graph ids")->check(non_empty());
 }
 
 inline void add_selection_options(CLI::App& app, Selection& selection) {

@@ -36,7 +36,7 @@ Expected<MappedFile> read_input(const std::string& input) {
 }
 
 // Reads one input and renders what `options` ask for. `last`: nothing is read after it.
-// `stream`: DOT goes there as it is made rather than into Result::text.
+// `stream`: DOT and JSON go there as they are made rather than into Result::text.
 Result render(const std::string& input, const ConvertOptions& options, bool in_walk,
               bool last = false, const DotWriter* stream = nullptr) {
   Result r;
@@ -87,7 +87,12 @@ Result render(const std::string& input, const ConvertOptions& options, bool in_w
       break;
     }
     case Output::Json:
-      r.text = table::to_json_text(module_json(module), 2) + "\n";
+      if (stream) {
+        // Failures of the writer are output errors, which convert_inputs reports itself.
+        (void)write_module_json(module, *stream);
+        return r;
+      }
+      r.text = module_json_text(module);
       break;
     case Output::Stats:
       r.text = counts_text(count_nodes(module, options.stats_scope_depth));
@@ -158,8 +163,10 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
     std::error_code ec;
     if (input != "-" && fs::is_directory(input, ec)) any_directory = true;
   }
-  // One drawing to standard output or to the file -o names, written as it is made.
-  if (inputs.size() == 1 && !any_directory && options.output == Output::Dot) {
+  // One drawing or model (--json) to standard output or to the file -o names, written as it is
+  // made.
+  if (inputs.size() == 1 && !any_directory &&
+      (options.output == Output::Dot || options.output == Output::Json)) {
     std::optional<OpenDirectory> directory;
     std::optional<AtomicFile> file;
     Status output_error;

@@ -18,6 +18,11 @@ namespace {
 constexpr size_t kNone = static_cast<size_t>(-1);
 constexpr size_t kFoldedConstant = 24;  // longer constants are drawn once as a node of their own
 constexpr size_t kLabelLimit = 60;
+// Graphviz refuses a quoted string of about 16 384 bytes or more ("syntax error ... scanning a
+// quoted string (missing endquote? longer than 16384?)"). Free text (tooltips and labels: deep
+// parameter types, long source paths, scope names) is cut to kTooltipLimit bytes with a visible
+// "…"; its escapes (at most 5 bytes for a byte: an invalid one becomes "\\xNN") keep the quoted
+// string under 6 KB. Ids are never cut: they name the vertex.
 constexpr size_t kTooltipLimit = 1024;
 
 // Colorbrewer's Set3, four of Paired and eight light Blues/Greens/Oranges/Purples: 24 colours
@@ -132,6 +137,18 @@ std::string shorten(std::string_view text, size_t limit) {
   return out;
 }
 
+// Appends free text quoted, cut to kTooltipLimit bytes (see there).
+void quote_text_into(std::string& out, std::string_view text) {
+  if (text.size() <= kTooltipLimit) return quote_into(out, text);
+  quote_into(out, shorten(text, kTooltipLimit));
+}
+
+std::string quote_text(std::string_view text) {
+  std::string out;
+  quote_text_into(out, text);
+  return out;
+}
+
 class Drawing {
  public:
   Drawing(const Module& module, const DrawOptions& options, const DiffMarks* diff)
@@ -201,7 +218,7 @@ class Drawing {
     auto [it, added] = label_ids_.try_emplace(text, static_cast<uint32_t>(labels_.size()));
     if (added) {
       bool monad = is_monad_type(text);
-      std::string quoted = dot_quote(text);
+      std::string quoted = quote_text(text);
       labels_.push_back(Label{std::move(text), std::move(quoted), monad});
     }
     return it->second;
@@ -739,8 +756,8 @@ class Drawing {
         label += " (instance " + graph.instance + ")";
       out += fmt::format("{}subgraph {} {{\n", pad, dot_quote("cluster_" + keys_[g]));
       out += fmt::format("{}  label={}; style=\"rounded\"; color=\"#888888\"; tooltip={};\n", pad,
-                         dot_quote(label),
-                         dot_quote(graph.location.empty() ? label : "In file " + graph.location));
+                         quote_text(label),
+                         quote_text(graph.location.empty() ? label : "In file " + graph.location));
       for (size_t v : members[g]) {
         write_vertex(out, v, indent + 2);
         flush(write, out);
@@ -768,7 +785,7 @@ class Drawing {
     write_id(out, v);
     out += " [label=";
     if (v.folded_count == 0) {
-      quote_into(out, v.label);
+      quote_text_into(out, v.label);
     } else {
       tooltip_.clear();
       for (uint32_t k = 0; k < v.folded_count; ++k) {
@@ -777,7 +794,7 @@ class Drawing {
       }
       shorten_in_place(tooltip_, kLabelLimit);
       scratch_.assign(v.label).append("\n").append(tooltip_);
-      quote_into(out, scratch_);
+      quote_text_into(out, scratch_);
     }
     out += ", ";
     switch (v.kind) {
@@ -825,7 +842,7 @@ class Drawing {
       scratch_ += tooltip_;
     }
     out += ", tooltip=";
-    quote_into(out, scratch_);
+    quote_text_into(out, scratch_);
     out += v.extra;
     out += "];\n";
   }

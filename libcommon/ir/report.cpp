@@ -38,26 +38,32 @@ ordered_json pairs_json(const std::vector<std::pair<std::string, std::string>>& 
   return out;
 }
 
-ordered_json node_json(const Node& n) {
-  ordered_json j;
+// A node's JSON (--json, --why): its head (id, name, op, return, callee), its inputs, one object
+// each, its input_types, and its tail (output type, dtype, shape, attributes, kernel, scope, full
+// name, source, marker, line), in that order. In parts, so that --json streams the inputs.
+ordered_json node_head_json(const Node& n) {
+  ordered_json j = ordered_json::object();
   if (n.number) j["id"] = *n.number;
   if (!n.name.empty()) j["name"] = n.name;
   j["op"] = n.op;
   if (n.is_return) j["return"] = true;
   if (!n.callee.empty()) j["callee"] = n.callee;
-  ordered_json inputs = ordered_json::array();
-  for (const Input& in : n.inputs) {
-    ordered_json i;
-    i["kind"] = kind_name(in.kind);
-    i["text"] = in.text;
-    if (in.node) i["node"] = *in.node;
-    if (!in.graph.empty()) i["graph"] = in.graph;
-    if (!in.target.empty()) i["target"] = in.target;
-    if (in.control) i["control"] = true;
-    inputs.push_back(std::move(i));
-  }
-  j["inputs"] = std::move(inputs);
-  if (!n.input_types.empty()) j["input_types"] = n.input_types;
+  return j;
+}
+
+ordered_json input_json(const Input& in) {
+  ordered_json i;
+  i["kind"] = kind_name(in.kind);
+  i["text"] = in.text;
+  if (in.node) i["node"] = *in.node;
+  if (!in.graph.empty()) i["graph"] = in.graph;
+  if (!in.target.empty()) i["target"] = in.target;
+  if (in.control) i["control"] = true;
+  return i;
+}
+
+ordered_json node_tail_json(const Node& n) {
+  ordered_json j = ordered_json::object();
   if (!n.output_type.empty()) {
     j["output_type"] = n.output_type;
     TypeSpec t = parse_type_spec(n.output_type);
@@ -71,6 +77,18 @@ ordered_json node_json(const Node& n) {
   if (!n.source.empty()) j["source"] = n.source;
   if (n.marker) j["marker"] = *n.marker;
   j["line"] = n.line;
+  return j;
+}
+
+// The whole node as one tree (--why's few nodes).
+ordered_json node_json(const Node& n) {
+  ordered_json j = node_head_json(n);
+  ordered_json inputs = ordered_json::array();
+  for (const Input& in : n.inputs) inputs.push_back(input_json(in));
+  j["inputs"] = std::move(inputs);
+  if (!n.input_types.empty()) j["input_types"] = n.input_types;
+  ordered_json tail = node_tail_json(n);
+  for (auto it = tail.begin(); it != tail.end(); ++it) j[it.key()] = std::move(it.value());
   return j;
 }
 
@@ -143,18 +161,122 @@ std::string node_head(const Node& n) {
 
 }  // namespace
 
-ordered_json module_json(const Module& module) {
-  ordered_json j;
-  j["entry"] = module.entry;
-  j["style"] = style_name(module.style);
+namespace {
+
+// --json written as it is made, in pieces of about kPiece bytes: no JSON tree of the model is ever
+// built (a tree value costs some hundred bytes, so a node of 10^6 operands took over 1 GB), only
+// the small values (a type's shape, a node's attributes) are spelled as trees. The text is
+// exactly what table::to_json_text(…, 2) writes for the same document.
+class JsonStream {
+ public:
+  explicit JsonStream(const TextWriter& write) : write_(write) {}
+
+  void open(char bracket) {
+    out_ += bracket;
+    counts_.push_back(0);
+  }
+  void close(char bracket) {
+    size_t items = counts_.back();
+    counts_.pop_back();
+    if (items != 0) newline(counts_.size());
+    out_ += bracket;
+    flush();
+  }
+  // The next member of the object open (then its value), or the next element of the array open.
+  void key(std::string_view name) {
+    item();
+    table::append_json_string(out_, name);
+    out_ += ": ";
+  }
+  void element() { item(); }
+  void value(const ordered_json& v) {
+    table::append_json_text(out_, v, 2, static_cast<int>(counts_.size()));
+    flush();
+  }
+  // Every member of the object `o`, in its order.
+  void members(const ordered_json& o) {
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      key(it.key());
+      value(it.value());
+    }
+  }
+  template <class T>
+  void member(std::string_view name, const T& v) {
+    key(name);
+    value(ordered_json(v));
+  }
+  // An array of strings, on one line as to_json_text writes arrays of scalars, written as it goes.
+  void strings(std::string_view name, const std::vector<std::string>& list) {
+    key(name);
+    out_ += '[';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i != 0) out_ += ", ";
+      table::append_json_string(out_, list[i]);
+      flush();
+    }
+    out_ += ']';
+  }
+  Status finish() {
+    out_ += '\n';
+    flush(true);
+    return failed_;
+  }
+
+ private:
+  static constexpr size_t kPiece = size_t{1} << 20;
+  void item() {
+    if (counts_.back()++ != 0) out_ += ',';
+    newline(counts_.size());
+  }
+  void newline(size_t level) {
+    out_ += '\n';
+    out_.append(2 * level, ' ');
+  }
+  void flush(bool last = false) {
+    if ((out_.size() < kPiece && !last) || failed_) return;
+    failed_ = write_(out_);
+    out_.clear();
+  }
+
+  const TextWriter& write_;
+  std::string out_;
+  std::vector<size_t> counts_;  // items written in each container open
+  Status failed_;
+};
+
+void node_json(JsonStream& j, const Node& n) {
+  j.open('{');
+  j.members(node_head_json(n));
+  j.key("inputs");
+  j.open('[');
+  for (const Input& in : n.inputs) {
+    j.element();
+    j.value(input_json(in));
+  }
+  j.close(']');
+  if (!n.input_types.empty()) j.strings("input_types", n.input_types);
+  j.members(node_tail_json(n));
+  j.close('}');
+}
+
+}  // namespace
+
+Status write_module_json(const Module& module, const TextWriter& write) {
+  JsonStream j(write);
+  j.open('{');
+  j.member("entry", module.entry);
+  j.member("style", style_name(module.style));
   ordered_json declared = ordered_json::object();
   if (module.declared_graphs) declared["graphs"] = *module.declared_graphs;
   if (module.declared_params) declared["params"] = *module.declared_params;
   if (module.declared_nodes) declared["nodes"] = *module.declared_nodes;
   if (module.declared_cnodes) declared["cnodes"] = *module.declared_cnodes;
-  j["declared"] = std::move(declared);
-  j["attrs"] = pairs_json(module.attrs);
-  ordered_json params = ordered_json::array();
+  j.key("declared");
+  j.value(declared);
+  j.key("attrs");
+  j.value(pairs_json(module.attrs));
+  j.key("params");
+  j.open('[');
   for (const Parameter& p : module.params) {
     ordered_json o;
     o["id"] = p.id();
@@ -167,31 +289,58 @@ ordered_json module_json(const Module& module) {
     if (p.is_weight) o["is_weight"] = *p.is_weight;
     if (p.has_default) o["has_default"] = true;
     o["line"] = p.line;
-    params.push_back(std::move(o));
+    j.element();
+    j.value(o);
   }
-  j["params"] = std::move(params);
-  ordered_json graphs = ordered_json::array();
+  j.close(']');
+  j.key("graphs");
+  j.open('[');
   for (const Graph& g : module.graphs) {
-    ordered_json o;
-    o["name"] = g.name;
-    if (!g.instance.empty()) o["instance"] = g.instance;
-    if (!g.parent.empty()) o["parent"] = g.parent;
-    o["params"] = g.params;
-    if (!g.attrs.empty()) o["attrs"] = pairs_json(g.attrs);
-    if (!g.location.empty()) o["location"] = g.location;
-    if (!g.constants.empty()) o["constants"] = pairs_json(g.constants);
-    ordered_json nodes = ordered_json::array();
-    for (const Node& n : g.nodes) nodes.push_back(node_json(n));
-    o["nodes"] = std::move(nodes);
-    o["line"] = g.line;
-    graphs.push_back(std::move(o));
+    j.element();
+    j.open('{');
+    j.member("name", g.name);
+    if (!g.instance.empty()) j.member("instance", g.instance);
+    if (!g.parent.empty()) j.member("parent", g.parent);
+    j.strings("params", g.params);
+    if (!g.attrs.empty()) {
+      j.key("attrs");
+      j.value(pairs_json(g.attrs));
+    }
+    if (!g.location.empty()) j.member("location", g.location);
+    if (!g.constants.empty()) {
+      j.key("constants");
+      j.value(pairs_json(g.constants));
+    }
+    j.key("nodes");
+    j.open('[');
+    for (const Node& n : g.nodes) {
+      j.element();
+      node_json(j, n);
+    }
+    j.close(']');
+    j.member("line", g.line);
+    j.close('}');
   }
-  j["graphs"] = std::move(graphs);
+  j.close(']');
   ordered_json warnings = ordered_json::array();
   for (const Error& w : module.warnings) warnings.push_back(w.describe());
-  j["warnings"] = std::move(warnings);
-  if (module.failure) j["failure"] = why_json(module);
-  return j;
+  j.key("warnings");
+  j.value(warnings);
+  if (module.failure) {
+    j.key("failure");
+    j.value(why_json(module));
+  }
+  j.close('}');
+  return j.finish();
+}
+
+std::string module_json_text(const Module& module) {
+  std::string text;
+  (void)write_module_json(module, [&](std::string_view piece) -> Status {
+    text += piece;
+    return std::nullopt;
+  });
+  return text;
 }
 
 Counts count_nodes(const Module& module, uint32_t scope_depth) {

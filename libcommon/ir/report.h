@@ -3,17 +3,27 @@
 // analyze_fail file (--why, spec ir.md §13).
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "io/error.h"
 #include "ir/graph.h"
 
 namespace msdt::ir {
 
-// The whole model: entry, style, header counts, parameters, graphs with their nodes (operator,
-// inputs, attributes, types, scope, source lines, markers), warnings and the failure report.
-nlohmann::ordered_json module_json(const Module& module);
+// Where text goes as it is made (a file, standard output); an error stops the writing.
+using TextWriter = std::function<Status(std::string_view)>;
+
+// The whole model as one JSON document (--json): entry, style, header counts, parameters, graphs
+// with their nodes (operator, inputs, attributes, types, scope, source lines, markers), warnings
+// and the failure report. Written to `write` in pieces of about 1 MB as it is made: what is held
+// is one piece and one value, whatever the number of nodes or operands. Returns what `write`
+// failed with.
+Status write_module_json(const Module& module, const TextWriter& write);
+// The same document whole (ends with a newline).
+std::string module_json_text(const Module& module);
 
 struct Counts {
   uint64_t graphs = 0, parameters = 0, nodes = 0;

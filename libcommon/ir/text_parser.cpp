@@ -336,7 +336,10 @@ std::optional<Parameter> parameter_line(std::string_view line, uint64_t number) 
     p.name = std::string(trim(line.substr(digits + 1)));
     return p;
   }
-  p.name = std::string(line.substr(digits + 1, name_end_at - digits - 1));
+  // Blanks (spaces and TABs) before the colon are not part of the name: the graph heads and the
+  // operands that refer to the parameter are split and trimmed the same way (split_top_level),
+  // so a name written "%para1_x\t: <…>" is the one "%para1_x\t" refers to, not a second vertex.
+  p.name = std::string(trim(line.substr(digits + 1, name_end_at - digits - 1)));
   size_t type_at = line.find('<', name_end_at);
   size_t type_end = matching_bracket(line, type_at);
   if (type_end == std::string_view::npos) {

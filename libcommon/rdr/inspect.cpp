@@ -869,25 +869,32 @@ std::vector<Held> held_buffers(const MemoryList& list) {
   // Two buffers of one kernel overlap when their ranges intersect without being the same range
   // (an input and an output at one address and size is an in-place kernel). Buffers of different
   // kernels may share memory legitimately (the memory planner reuses what a dead tensor held), so
-  // they are not compared. Sorted by address, each buffer is compared with the ones that start
-  // before it ends.
-  std::vector<size_t> order(held.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return held[a].buffer.address < held[b].buffer.address; });
+  // they are not compared. Each kernel's buffers (consecutive in `held`) are sorted by address and
+  // each is compared with the ones of the kernel that start before it ends: n log n over the list,
+  // however much memory the kernels share (a sweep over every buffer at once would compare each
+  // with all the other kernels' buffers at the addresses the planner reuses). The parser keeps
+  // every end within 64 bits.
   auto label = [&](const Held& h) { return fmt::format("{} {}", h.role, h.slot); };
-  for (size_t i = 0; i < order.size(); ++i) {
-    Held& a = held[order[i]];
-    if (a.buffer.size == 0) continue;
-    uint64_t a_end = a.buffer.address + a.buffer.size;
-    if (a_end < a.buffer.address) a_end = UINT64_MAX;
-    for (size_t j = i + 1; j < order.size(); ++j) {
-      Held& b = held[order[j]];
-      if (b.buffer.address >= a_end) break;
-      if (b.buffer.size == 0 || a.kernel != b.kernel) continue;
-      if (a.buffer.address == b.buffer.address && a.buffer.size == b.buffer.size) continue;
-      a.overlaps.push_back(label(b));
-      b.overlaps.push_back(label(a));
+  std::vector<size_t> order;
+  for (size_t begin = 0, end = 0; begin < held.size(); begin = end) {
+    while (end < held.size() && held[end].kernel == held[begin].kernel) ++end;
+    order.clear();
+    for (size_t i = begin; i < end; ++i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return held[a].buffer.address < held[b].buffer.address;
+    });
+    for (size_t i = 0; i < order.size(); ++i) {
+      Held& a = held[order[i]];
+      if (a.buffer.size == 0) continue;
+      uint64_t a_end = a.buffer.address + a.buffer.size;
+      for (size_t j = i + 1; j < order.size(); ++j) {
+        Held& b = held[order[j]];
+        if (b.buffer.address >= a_end) break;
+        if (b.buffer.size == 0) continue;
+        if (a.buffer.address == b.buffer.address && a.buffer.size == b.buffer.size) continue;
+        a.overlaps.push_back(label(b));
+        b.overlaps.push_back(label(a));
+      }
     }
   }
   std::stable_sort(held.begin(), held.end(),

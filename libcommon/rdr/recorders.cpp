@@ -399,6 +399,15 @@ Expected<StreamAssignment> parse_stream_assignment(std::string_view text) {
 
 namespace {
 
+// A buffer's end (address + size) must be an address too: one that would wrap past 2^64 is no
+// buffer a device could hold, and its end could not be shown (rdr-inspect --memory).
+Status check_buffer_end(uint64_t address, uint64_t size, uint64_t number) {
+  if (size <= UINT64_MAX - address) return std::nullopt;
+  return Error::at_line(number, fmt::format("the buffer at {:#x} of {} bytes would end past "
+                                            "0xffffffffffffffff (address + size overflows 64 bits)",
+                                            address, size));
+}
+
 // "&<addr> #<size>" (MemInfo2String in mem_address_recorder.cc).
 Expected<Buffer> memory_buffer(std::string_view line, uint64_t number) {
   std::string_view t = trim_blanks(line);
@@ -421,6 +430,7 @@ Expected<Buffer> memory_buffer(std::string_view line, uint64_t number) {
     return Error::at_line(
         number, too_large ? fmt::format("the size {} does not fit in 64 bits", shown(size))
                           : fmt::format("the size {} is not an unsigned number", shown(size)));
+  MSDT_CHECK(check_buffer_end(*a, *s, number));
   buffer.address = *a;
   buffer.size = *s;
   return buffer;
@@ -561,6 +571,7 @@ Status task_buffers(std::string_view list, uint64_t number, std::vector<Buffer>&
       return Error::at_line(
           number, too_large ? fmt::format("the size {} does not fit in 64 bits", shown(size))
                             : fmt::format("the size {} is not an unsigned number", shown(size)));
+    MSDT_CHECK(check_buffer_end(*a, *s, number));
     out.push_back(Buffer{*a, *s});
   }
   return std::nullopt;

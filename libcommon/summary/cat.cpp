@@ -29,6 +29,7 @@ int run_cat(const CatOptions& options, std::ostream& out, Diagnostics& diagnosti
 
   ScanOptions scan_options = options.scan;
   scan_options.idle = [&] { out.flush(); };
+  if (tags) scan_options.read_done = [&] { tags->settle(); };
   // The listing is made (--tags counted) on the reading threads; the export and the plots take
   // the events on this thread.
   bool values_in_parts = static_cast<bool>(values);

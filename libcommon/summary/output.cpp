@@ -373,7 +373,10 @@ void TagTable::add(Tally& tally, const Source& source, const Event& e, const Eve
     // (A run follows an event of its tags: its first values are never the tag's first.)
     if (entry.steps == 0) {
       entry.first_step = run.first_step;
-      set_shown(entry.first, v);
+      if (tally.part && v.kind != ValueKind::Scalar)
+        entry.unshown_first = v;
+      else
+        set_shown(entry.first, v);
     }
     if (entry.steps && run.first_step && entry.last_step && *run.first_step < *entry.last_step)
       ++entry.out_of_order;
@@ -393,11 +396,11 @@ void TagTable::event(const Source& source, const Event& e) {
 
 void TagTable::merge(Tally&& part) {
   for (Entry& p : part.entries) {
-    if (p.unshown_last) set_shown(p.last, *p.unshown_last);
     Entry& m = tally_.entry(p.run, p.tag, p.kind);
     if (m.steps == 0) {
       m.first_step = p.first_step;
       m.first = std::move(p.first);
+      m.unshown_first = std::move(p.unshown_first);
     } else if (p.first_step && m.last_step && *p.first_step < *m.last_step) {
       ++m.out_of_order;  // the step went back between the batches
     }
@@ -405,6 +408,16 @@ void TagTable::merge(Tally&& part) {
     m.steps += p.steps;
     m.last_step = p.last_step;
     m.last = std::move(p.last);
+    m.unshown_last = std::move(p.unshown_last);
+  }
+}
+
+void TagTable::settle() {
+  for (Entry& e : tally_.entries) {
+    if (e.unshown_first) set_shown(e.first, *e.unshown_first);
+    if (e.unshown_last) set_shown(e.last, *e.unshown_last);
+    e.unshown_first.reset();
+    e.unshown_last.reset();
   }
 }
 
@@ -625,7 +638,7 @@ void Exporter::finish() {
         write_in(r.root, r.dir, "graph.dot", {text_bytes(*dot)}, diagnostics_);
       else
         diagnostics_.error(run, dot.error());
-      std::string json = table::to_json_text(ir::module_json(*r.graph), 2) + "\n";
+      std::string json = ir::module_json_text(*r.graph);
       write_in(r.root, r.dir, "graph.json", {text_bytes(json)}, diagnostics_);
     }
     if (!r.lineage.empty()) {

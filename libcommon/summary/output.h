@@ -85,12 +85,15 @@ class TagTable {
   // One batch's share of the table, counted on a reading thread (reader.h) and added to the
   // whole in order. The table must outlive it.
   std::unique_ptr<EventPart> part(const Source& source);
+  // Renders the first and last values the parts kept unrendered: call it after each read of a
+  // file, while its bytes are still there (ScanOptions::read_done).
+  void settle();
   void finish();
 
  private:
   class Part;
   // A value as the table will show it: scalars kept as numbers and spelled once, at the end;
-  // other kinds rendered when seen (their bytes are gone by then).
+  // other kinds rendered once the file's read is done (settle), before their bytes go.
   struct Shown {
     double scalar = 0;
     std::string text;
@@ -103,9 +106,11 @@ class TagTable {
     uint64_t steps = 0, out_of_order = 0;
     std::optional<int64_t> first_step, last_step;
     Shown first, last;
-    // In a part: the last value when it is not a scalar, kept (its views into the file valid
-    // until the part is merged) and rendered once, at the merge, not at every step.
-    std::optional<Value> unshown_last;
+    // From the parts: the first and last values when they are not scalars, kept unrendered (their
+    // views into the file valid until the read of the file is done) and rendered once each, by
+    // settle(): a tensor of each step is never rendered (its statistics computed) unless it is
+    // the tag's first or last.
+    std::optional<Value> unshown_first, unshown_last;
   };
   using Key = std::tuple<std::string, std::string, ValueKind>;  // run, tag, kind
   // Looked up with views, so that a value already seen copies no string.
@@ -126,7 +131,7 @@ class TagTable {
     std::map<Key, size_t, KeyLess> index;
     std::vector<size_t> by_position;  // the entry of the value at each position of the last event
     const Source* source = nullptr;   // the source of that event (the guesses are its run's)
-    bool part = false;                // a part's share: see Entry::unshown_last
+    bool part = false;                // a part's share: see Entry::unshown_first
     Entry& entry(const std::string& run, const std::string& tag, ValueKind kind);
   };
   // An event, or the last of a run of events of its shape (reader.h).

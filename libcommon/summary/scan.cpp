@@ -216,6 +216,7 @@ class Scanner {
     PageDropper dropper(file, kDropBytes, t.reader->offset());
     callbacks.done_before = [&](uint64_t offset) { dropper.done_before(offset); };
     t.reader->read(file.bytes(), options_.read, callbacks, options_.follow);
+    if (options_.read_done) options_.read_done();
   }
 
   void report_tail(Tracked& t) {

@@ -32,6 +32,9 @@ struct ScanOptions {
   // Called when following waits for the files to grow: what was printed must reach the reader
   // now, not when a buffer fills.
   std::function<void()> idle;
+  // Called after each read of a file (every part merged), while its bytes are still mapped:
+  // what kept views into them renders or copies them now.
+  std::function<void()> read_done;
 };
 
 using EventSink = std::function<void(const Source&, const Event&)>;

@@ -296,6 +296,10 @@ std::string to_json_text(const nlohmann::ordered_json& value, int indent) {
   write_json(out, value, indent, 0);
   return out;
 }
+void append_json_text(std::string& out, const nlohmann::ordered_json& value, int indent,
+                      int depth) {
+  write_json(out, value, indent, depth);
+}
 std::string to_indented_text(const nlohmann::json& value, int indent) {
   std::string out;
   write_indented(out, value, indent);

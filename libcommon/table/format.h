@@ -47,6 +47,9 @@ std::string json_double(double value);
 // scalars stay on one line).
 std::string to_json_text(const nlohmann::json& value, int indent);
 std::string to_json_text(const nlohmann::ordered_json& value, int indent);
+// The same appended to `out` as the value of nesting level `depth` (0: the document): for a writer
+// that streams the levels above it and spells only the small values as JSON trees.
+void append_json_text(std::string& out, const nlohmann::ordered_json& value, int indent, int depth);
 // JSON rendered as indented "key: value" lines for text views (null prints as `-`).
 std::string to_indented_text(const nlohmann::json& value, int indent);
 std::string to_indented_text(const nlohmann::ordered_json& value, int indent);

@@ -1297,13 +1297,23 @@ void write_generated_summary(const Node& summary, const fs::path& path) {
   if (s.dialect == Dialect::Lineage)
     summary.at("dialect").fail("\"generate\" writes mindspore or tensorflow files");
   const Node g = summary.at("generate");
-  g.check_keys({"bytes", "seed", "tags", "tensor_every", "image_every", "graph_nodes"});
+  g.check_keys(
+      {"bytes", "seed", "tags", "tensor_every", "image_every", "graph_nodes", "tensor_dims"});
   const uint64_t bytes = g.at("bytes").u64();
   const uint64_t seed = g.has("seed") ? g.at("seed").u64() : 1;
   const uint64_t tag_count = g.has("tags") ? g.at("tags").u64() : 8;
   const uint64_t tensor_every = g.has("tensor_every") ? g.at("tensor_every").u64() : 100;
   const uint64_t image_every = g.has("image_every") ? g.at("image_every").u64() : 100;
   const uint64_t graph_nodes = g.has("graph_nodes") ? g.at("graph_nodes").u64() : 0;
+  std::vector<uint64_t> tensor_dims{8, 16};
+  if (g.has("tensor_dims")) {
+    tensor_dims.clear();
+    for (const auto& d : g.at("tensor_dims").elements()) tensor_dims.push_back(d.u64());
+    uint64_t count = 1;
+    for (uint64_t d : tensor_dims)
+      if (d == 0 || (count *= d) > (uint64_t{1} << 28))
+        g.at("tensor_dims").fail("dims of 1 to 2^28 elements in all");
+  }
   if (graph_nodes != 0 && s.dialect != Dialect::MindSpore)
     g.at("graph_nodes").fail("a generated graph is a MindSpore GraphProto");
   const bool tf = s.dialect == Dialect::TensorFlow;
@@ -1326,7 +1336,9 @@ void write_generated_summary(const Node& summary, const fs::path& path) {
   const std::vector<std::string> tags = scalar_tags(tag_count);
   const ImageData image{32, 32, 3, encode_png(32, 32, 3, Pattern::Gradient)};
   SplitMix64 rng{seed};
-  std::vector<float> weights(8 * 16);
+  uint64_t tensor_elements = 1;
+  for (uint64_t d : tensor_dims) tensor_elements *= d;
+  std::vector<float> weights(tensor_elements);
   for (int64_t step = 1; file.size() < bytes; ++step, ++record) {
     // One event per step holding every value of the step, as SummaryRecord.record() packs them.
     ProtoWriter values;
@@ -1345,7 +1357,7 @@ void write_generated_summary(const Node& summary, const fs::path& path) {
     }
     if (tensor_every != 0 && step % static_cast<int64_t>(tensor_every) == 0) {
       for (auto& w : weights) w = static_cast<float>(rng.unit() * 0.2 - 0.1);
-      TensorData d{DType::Float32, {8, 16}, {}, weights.size()};
+      TensorData d{DType::Float32, tensor_dims, {}, weights.size()};
       for (float w : weights) put_le(d.bytes, std::bit_cast<uint32_t>(w), 4);
       const HistogramData h = histogram_of(weights);
       ProtoWriter tensor, histogram;

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   app.add_flag("--msaccucmp", msaccucmp_cast, "cast to float32 first, as msaccucmp does");
   app.add_option("--alg,--algorithm", algorithms,
                  "msaccucmp metrics: all, or indices/names 0-9 (columns of --format msaccucmp)");
-  app.add_option("--max-elements", max_elements, "compare the first N elements (0: all)");
+  app.add_option("--max-elements", max_elements, "compare the first N elements (0: all)")
+      ->transform(msdt::at_least<uint64_t>(0));
   app.add_option("--preset", preset, "thresholds: default, msprobe or dtype")
       ->check(CLI::IsMember({"default", "msprobe", "dtype"}, CLI::ignore_case));
   app.add_option("--threshold", thresholds, "METRIC=WARN,ERROR or METRIC=off (repeatable)");
@@ -83,17 +84,20 @@ int main(int argc, char** argv) {
   auto* summary_flag =
       app.add_flag("--summary", summary, "counts, worst rows, first divergence and the advisor");
   app.add_option("--top", top, "rows in --summary (10) or elements in --detail (20)")
-      ->check(CLI::Range(size_t{1}, size_t{10000}));
+      ->transform(msdt::in_range<size_t>(1, 10000));
   auto* detail_opt = app.add_option("--detail", detail, "every element of one tensor of this op");
   auto* tensor_opt =
       app.add_option("--tensor", tensor, "with --detail: input:N or output:N (default output:0)");
   auto* occurrence_opt = app.add_option("--occurrence", occurrence,
-                                        "with --detail: which occurrence, from 1 (default 1)");
+                                        "with --detail: which occurrence, from 1 (default 1)")
+                             ->transform(msdt::at_least<uint64_t>(1));
   auto* max_line_opt =
-      app.add_option("--max-line", max_line, "with --detail: lines per CSV file (1000000)");
+      app.add_option("--max-line", max_line, "with --detail: lines per CSV file (1000000)")
+          ->transform(msdt::at_least<uint64_t>(1));
   auto* png_opt = app.add_option("--png", png, "with --detail: a heatmap of |my - golden|");
   app.add_option("--plot", plot, "PNG of cosine and max relative error along execution order");
-  app.add_option("--rank", ranks, "only these ranks: 0,3,5-8 (shards of one comparison)");
+  app.add_option("--rank", ranks, "only these ranks: 0,3,5-8 (shards of one comparison)")
+      ->check(msdt::non_empty());
   app.add_option("-j,--jobs", jobs, "parallel workers (default: all cores)");
   csv_flag->excludes(json_flag);
   for (auto* o : {tensor_opt, occurrence_opt, max_line_opt, png_opt}) o->needs(detail_opt);
@@ -139,10 +143,8 @@ int main(int argc, char** argv) {
       if (msdt::Status bad = cmp::parse_tensor_spec(tensor, detail_options))
         throw CLI::ValidationError("--tensor", bad->describe());
       detail_options.op = detail;
-      if (occurrence == 0) throw CLI::ValidationError("--occurrence", "counts from 1");
       detail_options.occurrence = occurrence - 1;
       detail_options.top = top ? top : 20;
-      if (max_line == 0) throw CLI::ValidationError("--max-line", "must be at least 1");
       detail_options.max_line = max_line;
       detail_options.directory = output.empty() ? "." : output;
       if (!png.empty()) detail_options.png = png;
@@ -278,6 +280,13 @@ int main(int argc, char** argv) {
   for (size_t v = 0; v < cmp::kVerdictCount; ++v)
     if (cmp::fails_run(static_cast<cmp::Verdict>(v), fail)) failing += tally.verdicts()[v];
   const auto& verdicts = tally.verdicts();
+  // Nothing compared is never a pass: said on standard error (the summary says it itself), and
+  // the run fails (exit 1, or 3 when an input could not be read).
+  const std::optional<std::string> nothing = tally.nothing_compared();
+  if (nothing && !summary) {
+    std::cout.flush();
+    std::cerr << "dump-compare: error: nothing was compared: " << *nothing << '\n';
+  }
   if (!json && !summary && failing > 0)
     std::cerr << fmt::format(
         "dump-compare: {} of {} rows fail: {} error, {} warning, {} unmatched\n", failing,
@@ -287,5 +296,5 @@ int main(int argc, char** argv) {
 
   int status = msdt::finish_stdout(diagnostics);
   if (status == msdt::kExitOutput || diagnostics.error_count() > 0) return kExitInput;
-  return failing > 0 ? kExitFail : msdt::kExitOk;
+  return failing > 0 || nothing ? kExitFail : msdt::kExitOk;
 }

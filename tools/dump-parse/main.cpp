@@ -37,10 +37,7 @@ int main(int argc, char** argv) {
   msdt::dump::add_selection_options(app, list.selection);
   auto* show_flag = app.add_flag("--show", show_file, "everything about one file (the PATH)");
   app.add_option("--max-elements", show.max_elements, "values printed by --show (default 1000)")
-      ->check([](const std::string& value) {
-        return value.starts_with('-') ? "'" + value + "': expected a count of 0 or more"
-                                      : std::string();
-      })
+      ->transform(msdt::at_least<uint64_t>(0))
       ->needs(show_flag);
   auto* summary_flag =
       app.add_flag("--summary", summary, "counts per rank and iteration, and tree checks");

@@ -35,12 +35,15 @@ int main(int argc, char** argv) {
   app.add_flag("--no-monads", no_monads,
                "hide side-effect plumbing: U/IO monads, UpdateState, Depend's second input");
   app.add_option("--scope-depth", scope_depth,
-                 "collapse nodes under scopes deeper than N into one box per scope");
+                 "collapse nodes under scopes deeper than N into one box per scope")
+      ->transform(msdt::at_least<uint32_t>(0));
   auto* focus_opt = app.add_option(
       "--focus", focus, "keep nodes matching this ECMAScript regex and --radius hops around them");
-  app.add_option("--radius", radius, "hops kept around --focus nodes (default 2)");
+  app.add_option("--radius", radius, "hops kept around --focus nodes (default 2)")
+      ->transform(msdt::at_least<uint32_t>(0));
   app.add_option("--max-nodes", max_nodes,
-                 "refuse to draw more nodes than this (default 20000; 0: no limit)");
+                 "refuse to draw more nodes than this (default 20000; 0: no limit)")
+      ->transform(msdt::at_least<uint64_t>(0));
   app.add_option("--rankdir", rankdir, "layout direction: TB, LR, BT or RL (default TB)")
       ->check(CLI::IsMember({"TB", "LR", "BT", "RL"}));
   app.add_flag("--whole", whole,

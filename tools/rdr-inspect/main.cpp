@@ -33,14 +33,15 @@ int main(int argc, char** argv) {
                                  "the execution order around the last kernel launched");
   auto* around_opt = app.add_option(
       "--around", around, "with --exec-order: centre on kernels matching this ECMAScript regex");
-  auto* context_opt = app.add_option("--context", context,
-                                     "with --exec-order: kernels shown each side (default 5)");
+  auto* context_opt =
+      app.add_option("--context", context, "with --exec-order: kernels shown each side (default 5)")
+          ->transform(msdt::at_least<uint32_t>(0));
   auto* memory_flag = app.add_flag(
       "--memory", memory, "every buffer of the kernels launched, largest first, overlaps flagged");
   auto* streams_flag = app.add_flag("--streams", streams, "kernels and events per stream");
   auto* graph_opt = app.add_option("--graph", graph_id, "a text summary of the graph file of ID");
   auto* dot_flag = app.add_flag("--dot", dot, "with --graph: the graph as Graphviz DOT");
-  app.add_option("--rank", ranks, "only these ranks: 0,3,5-8");
+  app.add_option("--rank", ranks, "only these ranks: 0,3,5-8")->check(msdt::non_empty());
   app.add_option("--time", time,
                  "only the failure of this timestamp (YYYYMMDDHHMMSS, as in the file names) or "
                  "'last'");
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   context_opt->needs(exec_flag);
   dot_flag->needs(graph_opt);
   dot_flag->excludes(app.get_option("--json"));
-  for (auto* a : {exec_flag, memory_flag, streams_flag, graph_opt->check(CLI::NonNegativeNumber)})
+  for (auto* a :
+       {exec_flag, memory_flag, streams_flag, graph_opt->transform(msdt::at_least<uint32_t>(0))})
     for (auto* b : {exec_flag, memory_flag, streams_flag, graph_opt})
       if (a != b) a->excludes(b);
 

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   app.add_flag("--overlay", options.plot.overlay, "--plot: every tag in one panel");
   app.add_option("--smooth", options.plot.options.smooth,
                  "--plot: exponential smoothing weight in [0, 1) (TensorBoard's)")
-      ->check(CLI::Range(0.0, 0.999));
+      ->transform(msdt::in_range(0.0, 0.999));
   app.add_flag("--log", options.plot.options.log_y, "--plot: logarithmic value axis");
   app.add_option("--plot-histograms", plot_histograms,
                  "draw the selected histograms over steps into this PNG file");
@@ -65,9 +65,9 @@ int main(int argc, char** argv) {
   app.add_option("--plot-tensors", plot_tensors,
                  "draw the last step of each selected rank-2 tensor as a heatmap (PNG)");
   app.add_option("--width", options.plot.options.panel_width, "plot panel width in pixels")
-      ->check(CLI::Range(200, 4000));
+      ->transform(msdt::in_range<decltype(options.plot.options.panel_width)>(200, 4000));
   app.add_option("--height", options.plot.options.panel_height, "plot panel height in pixels")
-      ->check(CLI::Range(150, 4000));
+      ->transform(msdt::in_range<decltype(options.plot.options.panel_height)>(150, 4000));
   app.add_flag("--follow,-f", options.scan.follow,
                "keep reading as the files grow and new files appear, until interrupted");
   app.add_flag("--no-crc", no_crc, "do not verify record CRCs (checked only when decoding fails)");
@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
                  "threads checking and decoding records (default: all cores); output order is "
                  "the file's");
   app.add_option("--max-record", max_record,
-                 "refuse records longer than this many bytes (default 2147483647)");
+                 "refuse records longer than this many bytes (default 2147483647)")
+      ->transform(msdt::at_least<uint64_t>(1));
 
   msdt::Diagnostics diagnostics("summary-cat");
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics)) return *status;

@@ -77,10 +77,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-header", no_header, "no header line in text, TSV and CSV");
   app.add_flag("--all", all, "also the records that neither hit nor errored");
   app.add_option("--junit", junit, "write a JUnit XML report to this file");
-  app.add_option("--max-hits", max_hits, "stop after this many hits (0: no limit)");
+  app.add_option("--max-hits", max_hits, "stop after this many hits (0: no limit)")
+      ->transform(msdt::at_least<uint64_t>(0));
   auto* summary_flag = app.add_flag("--summary", summary,
                                     "counts per iteration and tensors beyond the float16 range");
-  app.add_option("--fp16-limit", fp16_limit, "|min| or |max| above this is out of range (65500)");
+  app.add_option("--fp16-limit", fp16_limit, "|min| or |max| above this is out of range (65500)")
+      ->transform(msdt::in_range(0.0, std::numeric_limits<double>::max()));
   app.add_option("--fail-on", fail_on, "what makes the exit status 1: hit, error, any, never")
       ->check(CLI::IsMember({"hit", "error", "any", "never"}));
   app.add_option("-j,--jobs", jobs, "parallel workers (default: all cores)");

@@ -7,6 +7,7 @@
 
 #include "ir/load.h"
 #include "ir/text_parser.h"
+#include "table/format.h"
 
 namespace msdt::ir {
 namespace {
@@ -66,7 +67,7 @@ TEST(Stats, CountsByOpGraphAndScope) {
 }
 
 TEST(Json, TheModelWithTypesAndSources) {
-  auto j = module_json(parse(kGraph));
+  auto j = nlohmann::ordered_json::parse(module_json_text(parse(kGraph)));
   EXPECT_EQ(j["entry"], "g_1");
   EXPECT_EQ(j["params"][0]["shape"], nlohmann::ordered_json({32, 3, 224, 224}));
   const auto& conv = j["graphs"][1]["nodes"][0];
@@ -142,7 +143,53 @@ TEST(Why, JsonHasTheSameFacts) {
   EXPECT_EQ(j["stack"][0]["frame"], 0);
   EXPECT_EQ(j["stack"][1]["depth"], 1);
   EXPECT_EQ(j["stack"][1]["frame"], 1);
-  EXPECT_TRUE(module_json(failed()).contains("failure"));
+  EXPECT_TRUE(nlohmann::ordered_json::parse(module_json_text(failed())).contains("failure"));
+}
+
+// The streamed --json is exactly what table::to_json_text writes for the same document (objects
+// and arrays of objects one member a line, arrays of scalars on one line, empty ones as {} / []).
+TEST(Json, StreamedTextIsTheDocumentsIndentedText) {
+  for (const Module& m : {parse(kGraph), failed()}) {
+    std::string text = module_json_text(m);
+    EXPECT_EQ(text, table::to_json_text(nlohmann::ordered_json::parse(text), 2) + "\n");
+  }
+}
+
+// One node of many operands is written in pieces of about 1 MB as it goes: what is in flight is a
+// piece and one input, not the node (issue 25: a node of 10^6 operands took 1.2 GB).
+TEST(Json, ANodeOfManyOperandsIsWrittenInPieces) {
+  std::string ir = "# IR entry: @g\nsubgraph @g(%para1_x) {\n  %0(CNode_1) = AddN(";
+  constexpr size_t kOperands = 200000;
+  for (size_t i = 0; i < kOperands; ++i) ir += i ? ", %para1_x" : "%para1_x";
+  ir += ")\n  Return(%0)\n}\n";
+  Module m = parse(ir);
+  ASSERT_EQ(m.graphs.size(), 1u);
+  ASSERT_EQ(m.graphs[0].nodes[0].inputs.size(), kOperands);
+  std::vector<size_t> pieces;
+  std::string whole;
+  Status s = write_module_json(m, [&](std::string_view piece) -> Status {
+    pieces.push_back(piece.size());
+    whole += piece;
+    return std::nullopt;
+  });
+  EXPECT_FALSE(s);
+  EXPECT_GT(pieces.size(), 5u);
+  for (size_t n : pieces) EXPECT_LT(n, (size_t{1} << 20) + 4096);
+  auto doc = nlohmann::ordered_json::parse(whole);
+  EXPECT_EQ(doc["graphs"][0]["nodes"][0]["inputs"].size(), kOperands);
+  EXPECT_EQ(doc["graphs"][0]["nodes"][0]["inputs"][kOperands - 1]["target"], "para1_x");
+}
+
+// A writer that fails stops the writing and its error is returned.
+TEST(Json, AWriteErrorIsReturned) {
+  int calls = 0;
+  Status s = write_module_json(parse(kGraph), [&](std::string_view) -> Status {
+    ++calls;
+    return Error("disk full");
+  });
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->describe(), "disk full");
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(Why, RefusesAFileWithoutAFailure) {
