@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "io/cpu.h"
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/element_values.h"
@@ -213,8 +214,7 @@ template <bool Extremes>
 
 PairBlock pair_block_for(bool extremes) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return extremes ? pair_block_avx2<true> : pair_block_avx2<false>;
+  if (cpu_features().avx2) return extremes ? pair_block_avx2<true> : pair_block_avx2<false>;
 #endif
   return extremes ? pair_block_default<true> : pair_block_default<false>;
 }
@@ -419,8 +419,7 @@ void kl_block_default(const double* x, const double* y, size_t m, const KlScale&
 
 KlBlock kl_block_for() {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return kl_block_avx2;
+  if (cpu_features().avx2) return kl_block_avx2;
 #endif
   return kl_block_default;
 }

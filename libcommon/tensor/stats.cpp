@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "io/cpu.h"
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/stats_kernel.h"
@@ -38,27 +39,20 @@ constexpr KernelTable kScalar{stats_detail::scalar_float_block<float, double>,
                               scalar_bfloat16};
 
 bool cpu_has(StatsPath path) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
+  const CpuFeatures& cpu = cpu_features();
   switch (path) {
-    case StatsPath::Sse2:
+    case StatsPath::Scalar:
       return true;
+    case StatsPath::Sse2:  // the x86-64 baseline
+      return stats_detail::x86_kernels(path) != nullptr;
     case StatsPath::Avx2:
-      // Every CPU with AVX2 has F16C (Ivy Bridge and Piledriver came first); clang's
-      // __builtin_cpu_supports does not know "f16c".
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2");
+      return cpu.avx2_set();
     case StatsPath::Avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2");
-    default:
-      return path == StatsPath::Scalar;
+      return cpu.avx512_set();
+    case StatsPath::Neon:
+      return cpu.neon;
   }
-#else
-  return path == StatsPath::Scalar || (path == StatsPath::Neon && stats_detail::neon_kernels());
-#endif
+  return false;
 }
 
 const KernelTable& table_of(StatsPath path) {
