@@ -297,14 +297,11 @@ void StatsAccumulator::merge(const StatsAccumulator& later) {
   if (later.finite_ == 0) return;
   abs_sum_ += later.abs_sum_;
   sq_sum_ += later.sq_sum_;
-  if (finite_ == 0) {
-    m2_ = later.m2_;
-  } else {
-    // Chan et al.: the second moments about each part's mean, plus the spread of the means.
-    long double na = static_cast<long double>(finite_),
-                nb = static_cast<long double>(later.finite_);
-    long double delta = (later.sum_ + later.sum_err_) / nb - (sum_ + sum_err_) / na;
-    m2_ += later.m2_ + delta * delta * (na * nb / (na + nb));
+  {
+    const auto na = static_cast<long double>(finite_), nb = static_cast<long double>(later.finite_);
+    m2_ = finite_ == 0 ? later.m2_
+                       : merged_m2(na, (sum_ + sum_err_) / na, m2_, nb,
+                                   (later.sum_ + later.sum_err_) / nb, later.m2_);
   }
   // The sums stay compensated: TwoSum of the leading parts, the errors added.
   stats_detail::two_sum(sum_, sum_err_, later.sum_);

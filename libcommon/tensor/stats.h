@@ -53,6 +53,17 @@ StatsPath best_stats_path();
 // (tensor/element_values.h).
 void sixteen_bit_floats_to_float32(DType dtype, const std::byte* data, size_t n, float* out);
 
+// Chan et al.'s pairwise update: the second moment (Σ(x - mean)²) of parts a and b taken together,
+// from each part's count, mean and second moment about its own mean. What StatsAccumulator::merge
+// and dump-compare's metrics (compare/metrics.cpp) merge chunks with; F is double or long double.
+template <class F>
+F merged_m2(F n_a, F mean_a, F m2_a, F n_b, F mean_b, F m2_b) {
+  if (n_a == 0) return m2_b;
+  if (n_b == 0) return m2_a;
+  const F delta = mean_b - mean_a;
+  return m2_a + (m2_b + delta * delta * (n_a * n_b / (n_a + n_b)));
+}
+
 // Statistics over parts of one tensor, to be merged in order: the chunk API behind the parallel
 // compute_stats, for callers that schedule the chunks themselves.
 class StatsAccumulator {
