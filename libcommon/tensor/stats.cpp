@@ -204,8 +204,10 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
   alignas(64) int32_t ints[kBlock];
   alignas(64) int64_t longs[kBlock];
   BlockSums block;
+  double shift = std::numeric_limits<double>::quiet_NaN();  // the last block's mean
   for (uint64_t at = first; at < first + n; at += kBlock) {
     size_t len = static_cast<size_t>(std::min<uint64_t>(kBlock, first + n - at));
+    block.shift = shift;
     const auto* as_floats = reinterpret_cast<const std::byte*>(floats);
     switch (route) {
       case Route::F32:
@@ -250,6 +252,9 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
         return;
     }
     add_block(block);
+    if (block.finite > 0)
+      shift =
+          static_cast<double>((block.sum + block.sum_err) / static_cast<long double>(block.finite));
   }
 }
 

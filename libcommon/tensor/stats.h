@@ -35,9 +35,11 @@ struct TensorStats {
   uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0;
 };
 
-// Accuracy: sums are compensated (TwoSum in double, merged in long double), the second moment is
-// the two-pass one per block of 1024 elements merged with Chan's formula, and integer sums are
-// exact; mean, std, abs_mean and l2norm are at least as accurate as NumPy's float64 pairwise sums.
+// Accuracy: sums are compensated (TwoSum in double, merged in long double; a float32 block whose
+// plain double sum is exact is summed plainly), the second moment is the two-pass one per block of
+// 1024 elements (or, for float32, the one-pass one about a shift near the mean where that is as
+// accurate) merged with Chan's formula, and integer sums are exact; mean, std, abs_mean and
+// l2norm are at least as accurate as NumPy's float64 pairwise sums.
 // Zero extremes are reported as +0.0 whatever the sign of the zeros.
 
 // The instruction sets a kernel can use. Scalar is the portable reference the others are tested
