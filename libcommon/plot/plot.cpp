@@ -1294,9 +1294,12 @@ void draw_bar_panel(cairo_t* cr, const BarPanel& panel, double panel_width, doub
   cairo_save(cr);
   cairo_rectangle(cr, area.x0, area.y0, area.width(), area.height());
   cairo_clip(cr);
-  const double thickness = std::max(1.0, band * kBarFill);
+  // Bars on whole pixel rows, at least one: crisp however many categories share the height.
+  const double thickness = band * kBarFill;
   for (size_t c = 0; c < n; ++c) {
-    const double top = y(static_cast<double>(c)) - thickness / 2;
+    const double centre = y(static_cast<double>(c));
+    const double top = std::round(centre - thickness / 2);
+    const double rows = std::max(1.0, std::round(centre + thickness / 2) - top);
     double base = 0;
     for (size_t i = 0; i < panel.series.size(); ++i) {
       const auto& values = panel.series[i].values;
@@ -1304,7 +1307,7 @@ void draw_bar_panel(cairo_t* cr, const BarPanel& panel, double panel_width, doub
       const double from = x(base), to = x(base + values[c]);
       base += values[c];
       set_colour(cr, kSeriesColours[i % kSeriesColours.size()]);
-      cairo_rectangle(cr, from, top, to - from, thickness);
+      cairo_rectangle(cr, from, top, to - from, rows);
       cairo_fill(cr);
     }
   }
