@@ -9,7 +9,7 @@
 
 #include "io/output_file.h"
 #include "io/safe_name.h"
-#include "summary/plot.h"
+#include "plot/plot.h"
 #include "table/format.h"
 #include "tensor/element_values.h"
 
@@ -304,18 +304,18 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
   written.push_back(summary_path);
 
   if (o.png) {
-    summary::Heatmap h;
+    plot::Heatmap h;
     h.title = fmt::format("|my - golden| of {} {} ({}x{}{})", row.mine->op_name,
                           tensor_text(o.io, o.slot), rows, cols,
                           grid_rows < rows || grid_cols < cols ? ", block maxima" : "");
     h.rows = grid_rows;
     h.cols = grid_cols;
     h.values = std::move(grid);
-    h.reduction = summary::Heatmap::MaxAbs;
-    summary::PlotOptions plot;
-    plot.panel_width = 720;
-    plot.panel_height = 560;
-    auto png = summary::plot_heatmaps(std::span<const summary::Heatmap>(&h, 1), plot);
+    h.reduction = plot::Heatmap::MaxAbs;
+    plot::Options look;
+    look.panel_width = 720;
+    look.panel_height = 560;
+    auto png = plot::heatmaps(std::span<const plot::Heatmap>(&h, 1), look);
     if (!png) return output(*o.png, png.error());
     if (Status s = write_file_atomically(*o.png, *png)) return output(*o.png, *s);
     written.push_back(*o.png);

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <limits>
 
+#include "io/cpu.h"
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/element_values.h"
+#include "tensor/stats.h"
 #include "tensor/two_sum.h"
 
 // The lane helpers below take vectors by value but are always inlined into their callers, so the
@@ -213,19 +215,17 @@ template <bool Extremes>
 
 PairBlock pair_block_for(bool extremes) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return extremes ? pair_block_avx2<true> : pair_block_avx2<false>;
+  if (cpu_features().avx2) return extremes ? pair_block_avx2<true> : pair_block_avx2<false>;
 #endif
   return extremes ? pair_block_default<true> : pair_block_default<false>;
 }
 
-// Chan et al.: the second moment of two parts from their counts, sums and second moments.
-double merged_m2(uint64_t n_a, double sum_a, double m2_a, uint64_t n_b, double sum_b, double m2_b) {
-  if (n_a == 0) return m2_b;
-  if (n_b == 0) return m2_a;
-  const double na = static_cast<double>(n_a), nb = static_cast<double>(n_b);
-  const double delta = sum_b / nb - sum_a / na;
-  return m2_a + m2_b + delta * delta * (na * nb / (na + nb));
+// The second moment of two parts from their counts, sums and second moments (Chan's update,
+// tensor/stats.h).
+double merged_m2_of_sums(uint64_t n_a, double sum_a, double m2_a, uint64_t n_b, double sum_b,
+                         double m2_b) {
+  const auto na = static_cast<double>(n_a), nb = static_cast<double>(n_b);
+  return merged_m2(na, n_a ? sum_a / na : 0, m2_a, nb, n_b ? sum_b / nb : 0, m2_b);
 }
 
 // The pair's sums over some elements, merged in element order.
@@ -239,8 +239,8 @@ struct PairSums {
 
   void add(const BlockSums& b) {
     if (b.n == 0) return;
-    m2x = merged_m2(n, sx.value(), m2x, b.n, b.sx, b.m2x);
-    m2y = merged_m2(n, sy.value(), m2y, b.n, b.sy, b.m2y);
+    m2x = merged_m2_of_sums(n, sx.value(), m2x, b.n, b.sx, b.m2x);
+    m2y = merged_m2_of_sums(n, sy.value(), m2y, b.n, b.sy, b.m2y);
     n += b.n;
     dot.add(b.dot);
     xx.add(b.xx);
@@ -264,8 +264,8 @@ struct PairSums {
     max_y = std::max(max_y, b.max_y);
   }
   void merge(const PairSums& later) {
-    m2x = merged_m2(n, sx.value(), m2x, later.n, later.sx.value(), later.m2x);
-    m2y = merged_m2(n, sy.value(), m2y, later.n, later.sy.value(), later.m2y);
+    m2x = merged_m2_of_sums(n, sx.value(), m2x, later.n, later.sx.value(), later.m2x);
+    m2y = merged_m2_of_sums(n, sy.value(), m2y, later.n, later.sy.value(), later.m2y);
     n += later.n;
     masked += later.masked;
     positions_differ += later.positions_differ;
@@ -419,8 +419,7 @@ void kl_block_default(const double* x, const double* y, size_t m, const KlScale&
 
 KlBlock kl_block_for() {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return kl_block_avx2;
+  if (cpu_features().avx2) return kl_block_avx2;
 #endif
   return kl_block_default;
 }

@@ -150,46 +150,10 @@ struct Levels {
   }
 };
 
-// How many directories above the one holding the files name each level, as dump::locate reads
-// the layouts (dump spec §2): rank_R/{net}/{graph}/{iteration}, rank_R/debug_files/{iteration},
-// msprobe rank_R/{time}/step_N, O2 {time}/{device}/{model}/{model_id}/{iteration}, 1.1/1.2 async
-// device_D/{net}_graph_G/G/{iteration}, 1.1/1.2 sync {net}/[device_D/]iteration_N.
-struct LevelDepths {
-  std::optional<size_t> iteration, graph, net, rank;
-};
-
-LevelDepths level_depths(const dump::DumpLocation& w) {
-  LevelDepths d;
-  if (w.layout == "rank") {
-    if (w.graph) {
-      d = {0, 1, 2, 3};
-    } else if (w.iteration) {
-      d.iteration = 0;
-      d.rank = 2;
-    } else {
-      d.rank = 1;
-    }
-  } else if (w.layout == "msprobe") {
-    d.iteration = 0;
-    d.rank = 2;
-  } else if (w.layout == "o2" || w.layout == "async-1.1") {
-    d = {0, 1, 2, 3};
-  } else if (w.layout == "sync-1.1") {
-    d.iteration = 0;
-    if (w.rank) {
-      d.rank = 1;
-      d.net = 2;
-    } else {
-      d.net = 1;
-    }
-  }
-  return d;
-}
-
 // The levels named by directories below the input: `depth` directories lie between the input and
 // the directory holding the files.
 Levels levels_below_input(const dump::DumpLocation& w, size_t depth) {
-  LevelDepths d = level_depths(w);
+  const dump::DumpLocation::Depths& d = w.depth;
   auto below = [&](std::optional<size_t> k) { return k && *k < depth; };
   Levels levels{below(d.iteration), below(d.graph), below(d.net), below(d.rank), false};
   if (w.layout.empty()) levels.path = depth > 0;

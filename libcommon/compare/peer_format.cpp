@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -15,36 +14,9 @@ namespace {
 constexpr double kEps = 2.220446049250313e-16;  // msaccucmp's FLOAT_EPSILON (np.finfo(float).eps)
 constexpr std::string_view kNaN = "NaN";        // msaccucmp's ConstManager.NAN
 
-// Python's repr of a float (numpy's str of a float32 for F = float): the shortest digits that
-// read back, positional when the decimal exponent is in [-4, 16), else "1.5e-05" / "1e+16".
-template <class F>
-std::string python_repr(F v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::string out = std::signbit(v) ? "-" : "";
-  char buf[64];
-  auto [end, ec] =
-      std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
-  (void)ec;  // 64 characters hold any float or double
-  std::string_view sci(buf, static_cast<size_t>(end - buf));
-  size_t e_at = sci.find('e');
-  int exponent = std::atoi(std::string(sci.substr(e_at + 1)).c_str());
-  if (exponent < -4 || exponent >= 16) return out.append(sci);
-  std::string digits;
-  for (char c : sci.substr(0, e_at))
-    if (c != '.') digits += c;
-  if (exponent < 0) {
-    out += "0.";
-    out.append(static_cast<size_t>(-exponent - 1), '0');
-    return out + digits;
-  }
-  auto int_digits = static_cast<size_t>(exponent) + 1;
-  if (digits.size() <= int_digits) {
-    digits.append(int_digits - digits.size(), '0');
-    return out + digits + ".0";
-  }
-  return out + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
-}
+// Python's repr of a float, numpy's str of a float32 (table/format.h).
+std::string python_repr(double v) { return table::format_double(v); }
+std::string python_repr(float v) { return table::format_double(v, table::Digits::Float32); }
 
 // Lines are built cell by cell; a ',' goes before every cell but the first, which may be empty
 // (an absent NPU side in msprobe's outer join). The first cell is added with first_cell.

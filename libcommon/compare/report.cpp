@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "dump/list.h"
-#include "summary/plot.h"
+#include "plot/plot.h"
 #include "table/format.h"
 
 namespace msdt::compare {
@@ -622,9 +622,9 @@ void Summary::write_json(std::ostream& out) const {
 namespace msdt::compare {
 
 Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& thresholds) {
-  summary::PlotPanel cosine{"cosine similarity of each output tensor", {}};
-  summary::PlotPanel relative{"max relative error of each output tensor", {}};
-  summary::PlotSeries c{"Cosine", {}}, r{"MaxRelativeErr", {}};
+  plot::Panel cosine{"cosine similarity of each output tensor", {}};
+  plot::Panel relative{"max relative error of each output tensor", {}};
+  plot::Series c{"Cosine", {}}, r{"MaxRelativeErr", {}};
   c.dots = r.dots = true;
   for (const PlotRow& p : summary.plot_rows()) {
     double x = static_cast<double>(p.ordinal);
@@ -644,26 +644,26 @@ Expected<std::string> plot_divergence(const Summary& summary, const Thresholds& 
     std::string name(threshold_metric_name(metric));
     panel->reference_lines.push_back(
         {bound->warning, fmt::format("warning {}", table::format_double(bound->warning)),
-         summary::ReferenceLine::Warning});
+         plot::ReferenceLine::Warning});
     if (bound->error != bound->warning)
       panel->reference_lines.push_back({bound->error,
                                         fmt::format("error {}", table::format_double(bound->error)),
-                                        summary::ReferenceLine::Error});
+                                        plot::ReferenceLine::Error});
   }
   for (const Divergence& d : summary.divergences()) {
     if (!d.output_ordinal) continue;
-    summary::Marker m{static_cast<double>(*d.output_ordinal),
-                      fmt::format("first divergence: row {} {}", d.row, d.label)};
+    plot::Marker m{static_cast<double>(*d.output_ordinal),
+                   fmt::format("first divergence: row {} {}", d.row, d.label)};
     cosine.markers.push_back(m);
     relative.markers.push_back({m.x, ""});  // labelled once: the label would hide points here
   }
-  summary::PlotOptions options;
+  plot::Options options;
   options.columns = 1;
   options.panel_width = 900;
   options.panel_height = 320;
   options.x_label = "output tensors in execution order";
-  std::vector<summary::PlotPanel> panels{std::move(cosine), std::move(relative)};
-  return summary::plot_lines(panels, options);
+  std::vector<plot::Panel> panels{std::move(cosine), std::move(relative)};
+  return plot::lines(panels, options);
 }
 
 }  // namespace msdt::compare

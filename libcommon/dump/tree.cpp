@@ -45,6 +45,7 @@ DumpLocation locate(std::span<const std::string> directories) {
     where.rank = number_after<uint32_t>(parent(2), "rank_");
     where.iteration = step;
     where.layout = "msprobe";
+    where.depth = {.iteration = 0, .rank = 2};
     return where;
   }
   // 1.3+ (§2.3): rank_{r}/{net}/{graph}/{iteration, constants or init}/; the offline debugger's
@@ -62,6 +63,7 @@ DumpLocation locate(std::span<const std::string> directories) {
     else
       where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "rank";
+    where.depth = {.iteration = 0, .graph = 1, .net = 2, .rank = 3};
     return where;
   }
   if (auto rank = number_after<uint32_t>(parent(2), "rank_");
@@ -69,6 +71,7 @@ DumpLocation locate(std::span<const std::string> directories) {
     where.rank = rank;
     where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "rank";
+    where.depth = {.iteration = 0, .rank = 2};
     return where;
   }
   if (auto rank = number_after<uint32_t>(parent(1), "rank_");
@@ -76,6 +79,7 @@ DumpLocation locate(std::span<const std::string> directories) {
       (parent(0) == "execution_order" || parent(0) == "graphs" || parent(0) == ".dump_metadata")) {
     where.rank = rank;
     where.layout = "rank";
+    where.depth = {.rank = 1};
     return where;
   }
   // Ascend O2 (§2.5): [{step}/]{YYYYMMDDhhmmss}/{device}/{model}/{model_id}/{iteration}/
@@ -86,6 +90,7 @@ DumpLocation locate(std::span<const std::string> directories) {
     where.graph = parse_unsigned<uint32_t>(parent(1));
     where.iteration = parse_unsigned<uint64_t>(parent(0));
     where.layout = "o2";
+    where.depth = {.iteration = 0, .graph = 1, .net = 2, .rank = 3};
     return where;
   }
   // 1.1/1.2 async (§2.2): device_{id}/{net}_graph_{g}/{g}/{iteration}/
@@ -99,6 +104,7 @@ DumpLocation locate(std::span<const std::string> directories) {
       where.graph = parse_unsigned<uint32_t>(parent(1));
       where.iteration = parse_unsigned<uint64_t>(parent(0));
       where.layout = "async-1.1";
+      where.depth = {.iteration = 0, .graph = 1, .net = 2, .rank = 3};
       return where;
     }
   }
@@ -109,8 +115,10 @@ DumpLocation locate(std::span<const std::string> directories) {
     if (auto device = number_after<uint32_t>(parent(1), "device_")) {
       where.rank = device;
       where.net = std::string(parent(2));
+      where.depth = {.iteration = 0, .net = 2, .rank = 1};
     } else {
       where.net = std::string(parent(1));
+      where.depth = {.iteration = 0, .net = 1};
     }
     return where;
   }
@@ -119,6 +127,7 @@ DumpLocation locate(std::span<const std::string> directories) {
     where.rank = device;
     where.net = std::string(parent(2));
     where.layout = "sync-1.1";
+    where.depth = {.iteration = 0, .net = 2, .rank = 1};
   }
   return where;
 }

@@ -30,6 +30,14 @@ struct DumpLocation {
   bool constants = false;             // {graph}/constants/
   // "sync-1.1" (format A), "async-1.1" (B), "rank" (C–G), "o2" (H), "msprobe" (J), "" unknown.
   std::string layout;
+  // Which directory names each level of the layout: how many directories above the one holding
+  // the file (0), for the levels this layout has (set whether or not the name gave a value:
+  // constants/ and the side directories stand where the iteration's directory would).
+  // dump-compare uses them to tell which levels lie below the directory a user gave.
+  struct Depths {
+    std::optional<size_t> iteration = {}, graph = {}, net = {}, rank = {};
+  };
+  Depths depth;
 };
 
 // Reads the layout from the directory names that lead to a file, nearest last.

@@ -10,6 +10,8 @@
 #include <nmmintrin.h>
 #endif
 
+#include "io/cpu.h"
+
 namespace msdt::summary {
 namespace {
 
@@ -30,11 +32,6 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const std::byte* p, size
   for (; n > 0; ++p, --n) c32 = _mm_crc32_u8(c32, static_cast<uint8_t>(*p));
   return c32;
 }
-
-bool has_sse42() {
-  static const bool yes = __builtin_cpu_supports("sse4.2");
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -43,7 +40,7 @@ uint32_t crc32c(Bytes data) {
   // Neither ISA-L's crc32_iscsi nor the instruction inverts on entry or on exit.
   uint32_t crc = 0xFFFFFFFFu;
 #if defined(__x86_64__)
-  if (data.size() < kShortInput && has_sse42())
+  if (data.size() < kShortInput && cpu_features().sse42)
     return crc32c_sse42(data.data(), data.size(), crc) ^ 0xFFFFFFFFu;
 #endif
   while (!data.empty()) {

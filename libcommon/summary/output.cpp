@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
@@ -650,6 +652,19 @@ void Exporter::finish() {
 
 // ---- Plots -------------------------------------------------------------------------------------
 
+plot::HistogramStep histogram_step(int64_t step, const Histogram& histogram) {
+  plot::HistogramStep out{step, {}};
+  double min = histogram.min && std::isfinite(*histogram.min)
+                   ? *histogram.min
+                   : -std::numeric_limits<double>::infinity();
+  double max = histogram.max && std::isfinite(*histogram.max)
+                   ? *histogram.max
+                   : std::numeric_limits<double>::infinity();
+  for (const auto& b : histogram.buckets)
+    out.bins.push_back({std::max(b.left, min), std::min(b.left + b.width, max), b.count});
+  return out;
+}
+
 Plotter::Plotter(PlotRequest request, const Selection& selection, Diagnostics& diagnostics)
     : request_(std::move(request)), selection_(selection), diagnostics_(diagnostics) {}
 
@@ -664,12 +679,12 @@ void Plotter::event(const Source& source, const Event& e) {
         runs_.push_back(source.run);
       by_run[source.run].push_back({step, v.scalar});
     } else if (v.kind == ValueKind::Histogram && !request_.histograms.empty()) {
-      HistogramSeries& s = histograms_[v.tag];
+      plot::HistogramSeries& s = histograms_[v.tag];
       s.title = v.tag;
-      s.steps.emplace_back(e.step.value_or(0), *v.histogram);
+      s.steps.push_back(histogram_step(e.step.value_or(0), *v.histogram));
     } else if (v.kind == ValueKind::Tensor && !request_.tensors.empty() &&
                v.tensor->dims.size() == 2 && v.tensor->strings.empty()) {
-      Heatmap h;
+      plot::Heatmap h;
       h.title = fmt::format("{} (step {})", v.tag, e.step.value_or(0));
       h.rows = v.tensor->dims[0];
       h.cols = v.tensor->dims[1];
@@ -692,10 +707,10 @@ void Plotter::finish() {
     if (auto s = write_file_atomically(path, *png)) diagnostics_.output_error(path.string(), *s);
   };
   if (!request_.scalars.empty()) {
-    std::vector<PlotPanel> panels;
+    std::vector<plot::Panel> panels;
     bool several_runs = runs_.size() > 1;
     for (const std::string& tag : tag_order_) {
-      if (panels.empty() || !request_.overlay) panels.push_back(PlotPanel{tag, {}});
+      if (panels.empty() || !request_.overlay) panels.push_back(plot::Panel{tag, {}});
       for (const std::string& run : runs_) {
         auto it = scalars_[tag].find(run);
         if (it == scalars_[tag].end()) continue;
@@ -703,24 +718,25 @@ void Plotter::finish() {
         std::string label = request_.overlay ? (several_runs ? run + ": " + tag : tag)
                             : several_runs   ? run
                                              : "";
-        std::vector<PlotPoint> points = it->second;
+        std::vector<plot::Point> points = it->second;
         std::stable_sort(points.begin(), points.end(),
-                         [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
-        panels.back().series.push_back(PlotSeries{label, std::move(points)});
+                         [](const plot::Point& a, const plot::Point& b) { return a.x < b.x; });
+        panels.back().series.push_back(plot::Series{label, std::move(points)});
       }
     }
     if (request_.overlay && !panels.empty()) panels.front().title = "scalars";
-    write(request_.scalars, plot_lines(panels, request_.options));
+    write(request_.scalars, plot::lines(panels, request_.options));
   }
   if (!request_.histograms.empty()) {
-    std::vector<HistogramSeries> panels;
+    std::vector<plot::HistogramSeries> panels;
     for (auto& [tag, series] : histograms_) panels.push_back(std::move(series));
-    write(request_.histograms, plot_histograms(panels, request_.histogram_style, request_.options));
+    write(request_.histograms,
+          plot::histograms(panels, request_.histogram_style, request_.options));
   }
   if (!request_.tensors.empty()) {
-    std::vector<Heatmap> panels;
+    std::vector<plot::Heatmap> panels;
     for (auto& [tag, map] : tensors_) panels.push_back(std::move(map));
-    write(request_.tensors, plot_heatmaps(panels, request_.options));
+    write(request_.tensors, plot::heatmaps(panels, request_.options));
   }
 }
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "io/report.h"
-#include "summary/plot.h"
+#include "plot/plot.h"
 #include "summary/scan.h"
 #include "table/sink.h"
 
@@ -167,12 +167,16 @@ class Exporter {
   bool per_run_ = false;
 };
 
+// A histogram as --plot-histograms draws it: its buckets as bins clipped to its min and max when
+// known (TensorFlow's outer buckets reach ±DBL_MAX).
+plot::HistogramStep histogram_step(int64_t step, const Histogram& histogram);
+
 // --plot, --plot-histograms, --plot-tensors: the selected values gathered, drawn at the end.
 struct PlotRequest {
   std::filesystem::path scalars, histograms, tensors;  // empty: not drawn
   bool overlay = false;                                // every tag in one panel
-  HistogramStyle histogram_style = HistogramStyle::Ridgeline;
-  PlotOptions options;
+  plot::HistogramStyle histogram_style = plot::HistogramStyle::Ridgeline;
+  plot::Options options;
 };
 
 class Plotter {
@@ -186,9 +190,9 @@ class Plotter {
   const Selection& selection_;
   Diagnostics& diagnostics_;
   std::vector<std::string> tag_order_;  // first-seen order of tags
-  std::map<std::string, std::map<std::string, std::vector<PlotPoint>>> scalars_;  // tag, run
-  std::map<std::string, HistogramSeries> histograms_;
-  std::map<std::string, Heatmap> tensors_;  // the last step of each rank-2 tensor tag
+  std::map<std::string, std::map<std::string, std::vector<plot::Point>>> scalars_;  // tag, run
+  std::map<std::string, plot::HistogramSeries> histograms_;
+  std::map<std::string, plot::Heatmap> tensors_;  // the last step of each rank-2 tensor tag
   std::vector<std::string> runs_;
 };
 

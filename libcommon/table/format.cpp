@@ -15,7 +15,7 @@ namespace msdt::table {
 // --- numbers and escaping
 // ----------------------------------------------------------------------------------
 
-void append_double(std::string& out, double value) {
+void append_double(std::string& out, double value, Digits digits) {
   if (std::isnan(value)) {
     out += "nan";
     return;
@@ -25,16 +25,17 @@ void append_double(std::string& out, double value) {
     return;
   }
   char text[40];  // the longest shortest form is 24 characters ("-2.2250738585072014e-308")
-  char* end = fmt::format_to(text, "{}", value);
+  char* end = digits == Digits::Float32 ? fmt::format_to(text, "{}", static_cast<float>(value))
+                                        : fmt::format_to(text, "{}", value);
   std::string_view spelled(text, static_cast<size_t>(end - text));
   out.append(spelled);
   // fmt's shortest form drops ".0"; keep it so a float never reads as a count.
   if (spelled.find_first_of(".e") == std::string_view::npos) out += ".0";
 }
 
-std::string format_double(double value) {
+std::string format_double(double value, Digits digits) {
   std::string text;
-  append_double(text, value);
+  append_double(text, value, digits);
   return text;
 }
 

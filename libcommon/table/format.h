@@ -29,13 +29,19 @@
 
 namespace msdt::table {
 
-std::string format_double(double value);  // "2.0", "0.1", "1e+20", "nan", "-inf"
+// The shortest form as above, which is also Python's repr of a float (positional for decimal
+// exponents in [-4, 16), else "1e-05" / "1e+16"): what summary-cat's export and the peers' CSVs
+// (msprobe) print. Digits::Float32 prints the shortest digits that read back as the same float32
+// (numpy's str of an np.float32: 0.1f is "0.1", not "0.10000000149011612"); `value` must then be
+// a float32 value.
+enum class Digits : unsigned char { Float64, Float32 };
+std::string format_double(double value, Digits digits = Digits::Float64);  // "2.0", "1e+20", "nan"
 std::string escape_tsv(std::string_view field);
 std::string escape_csv(std::string_view field);
 // A JSON string literal with quotes; see the header comment for non-UTF-8 bytes.
 std::string json_string(std::string_view text);
 // The same spellings appended to `out`: what the sinks use row by row, without a string per cell.
-void append_double(std::string& out, double value);
+void append_double(std::string& out, double value, Digits digits = Digits::Float64);
 void append_tsv(std::string& out, std::string_view field);
 void append_csv(std::string& out, std::string_view field);
 void append_json_string(std::string& out, std::string_view text);

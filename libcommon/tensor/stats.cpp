@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "io/cpu.h"
 #include "io/parallel.h"
 #include "tensor/element_convert.h"
 #include "tensor/stats_kernel.h"
@@ -38,27 +39,20 @@ constexpr KernelTable kScalar{stats_detail::scalar_float_block<float, double>,
                               scalar_bfloat16};
 
 bool cpu_has(StatsPath path) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
+  const CpuFeatures& cpu = cpu_features();
   switch (path) {
-    case StatsPath::Sse2:
+    case StatsPath::Scalar:
       return true;
+    case StatsPath::Sse2:  // the x86-64 baseline
+      return stats_detail::x86_kernels(path) != nullptr;
     case StatsPath::Avx2:
-      // Every CPU with AVX2 has F16C (Ivy Bridge and Piledriver came first); clang's
-      // __builtin_cpu_supports does not know "f16c".
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2");
+      return cpu.avx2_set();
     case StatsPath::Avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2");
-    default:
-      return path == StatsPath::Scalar;
+      return cpu.avx512_set();
+    case StatsPath::Neon:
+      return cpu.neon;
   }
-#else
-  return path == StatsPath::Scalar || (path == StatsPath::Neon && stats_detail::neon_kernels());
-#endif
+  return false;
 }
 
 const KernelTable& table_of(StatsPath path) {
@@ -210,8 +204,10 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
   alignas(64) int32_t ints[kBlock];
   alignas(64) int64_t longs[kBlock];
   BlockSums block;
+  double shift = std::numeric_limits<double>::quiet_NaN();  // the last block's mean
   for (uint64_t at = first; at < first + n; at += kBlock) {
     size_t len = static_cast<size_t>(std::min<uint64_t>(kBlock, first + n - at));
+    block.shift = shift;
     const auto* as_floats = reinterpret_cast<const std::byte*>(floats);
     switch (route) {
       case Route::F32:
@@ -256,6 +252,9 @@ void StatsAccumulator::add(const TensorView& tensor, uint64_t first, uint64_t n)
         return;
     }
     add_block(block);
+    if (block.finite > 0)
+      shift =
+          static_cast<double>((block.sum + block.sum_err) / static_cast<long double>(block.finite));
   }
 }
 
@@ -303,14 +302,11 @@ void StatsAccumulator::merge(const StatsAccumulator& later) {
   if (later.finite_ == 0) return;
   abs_sum_ += later.abs_sum_;
   sq_sum_ += later.sq_sum_;
-  if (finite_ == 0) {
-    m2_ = later.m2_;
-  } else {
-    // Chan et al.: the second moments about each part's mean, plus the spread of the means.
-    long double na = static_cast<long double>(finite_),
-                nb = static_cast<long double>(later.finite_);
-    long double delta = (later.sum_ + later.sum_err_) / nb - (sum_ + sum_err_) / na;
-    m2_ += later.m2_ + delta * delta * (na * nb / (na + nb));
+  {
+    const auto na = static_cast<long double>(finite_), nb = static_cast<long double>(later.finite_);
+    m2_ = finite_ == 0 ? later.m2_
+                       : merged_m2(na, (sum_ + sum_err_) / na, m2_, nb,
+                                   (later.sum_ + later.sum_err_) / nb, later.m2_);
   }
   // The sums stay compensated: TwoSum of the leading parts, the errors added.
   stats_detail::two_sum(sum_, sum_err_, later.sum_);

@@ -35,9 +35,11 @@ struct TensorStats {
   uint64_t nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, positive = 0;
 };
 
-// Accuracy: sums are compensated (TwoSum in double, merged in long double), the second moment is
-// the two-pass one per block of 1024 elements merged with Chan's formula, and integer sums are
-// exact; mean, std, abs_mean and l2norm are at least as accurate as NumPy's float64 pairwise sums.
+// Accuracy: sums are compensated (TwoSum in double, merged in long double; a float32 block whose
+// plain double sum is exact is summed plainly), the second moment is the two-pass one per block of
+// 1024 elements (or, for float32, the one-pass one about a shift near the mean where that is as
+// accurate) merged with Chan's formula, and integer sums are exact; mean, std, abs_mean and
+// l2norm are at least as accurate as NumPy's float64 pairwise sums.
 // Zero extremes are reported as +0.0 whatever the sign of the zeros.
 
 // The instruction sets a kernel can use. Scalar is the portable reference the others are tested
@@ -52,6 +54,17 @@ StatsPath best_stats_path();
 // or bfloat16 elements at `data` to float32. For other passes over such tensors
 // (tensor/element_values.h).
 void sixteen_bit_floats_to_float32(DType dtype, const std::byte* data, size_t n, float* out);
+
+// Chan et al.'s pairwise update: the second moment (Σ(x - mean)²) of parts a and b taken together,
+// from each part's count, mean and second moment about its own mean. What StatsAccumulator::merge
+// and dump-compare's metrics (compare/metrics.cpp) merge chunks with; F is double or long double.
+template <class F>
+F merged_m2(F n_a, F mean_a, F m2_a, F n_b, F mean_b, F m2_b) {
+  if (n_a == 0) return m2_b;
+  if (n_b == 0) return m2_a;
+  const F delta = mean_b - mean_a;
+  return m2_a + (m2_b + delta * delta * (n_a * n_b / (n_a + n_b)));
+}
 
 // Statistics over parts of one tensor, to be merged in order: the chunk API behind the parallel
 // compute_stats, for callers that schedule the chunks themselves.

@@ -9,7 +9,9 @@
 //           formula.
 // Integer blocks sum exactly: int32 values in doubles (a block's sum stays below 2^53), int64 and
 // uint64 split into their high and low 32 bits. A float64 block whose sums overflow a double is
-// redone in long double by the scalar code.
+// redone in long double by the scalar code. Float32 blocks (and the bfloat16 and wide 8-bit floats
+// widened to float32) take one pass when they can (vector_f32_one_pass: sums exact without TwoSum,
+// the second moment about the previous block's mean) and the two passes above when they cannot.
 //
 // scalar_*_block is the reference every vector path is tested against; vector_*_block<Bytes> is
 // the same algorithm on Bytes-wide GCC/clang vectors, instantiated inside functions compiled for
@@ -17,6 +19,7 @@
 // bit between them; sums differ only by the order of the additions.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +37,10 @@
 namespace msdt::stats_detail {
 
 inline constexpr size_t kBlock = 1024;
+// Sums of squares are added in runs of kRun vector steps before they join the block's sums: one
+// large square (an outlier far from the mean) then loses the low bits of a few run sums instead
+// of those of every later square.
+inline constexpr size_t kRun = 16;
 
 struct BlockSums {
   uint64_t count = 0, nan = 0, pos_inf = 0, neg_inf = 0, zero = 0, negative = 0, finite = 0;
@@ -45,6 +52,9 @@ struct BlockSums {
   // Over the finite elements: the sum is sum + sum_err (both exact for integer blocks); m2 is
   // Σ(x - block mean)².
   long double sum = 0, sum_err = 0, abs_sum = 0, sq_sum = 0, m2 = 0;
+  // Input of the one-pass float32 kernel: a value near the block's mean (the mean of the block
+  // before it), NaN when there is none. Results do not depend on it beyond rounding.
+  double shift = std::numeric_limits<double>::quiet_NaN();
 };
 
 using FloatBlock = void (*)(const std::byte* data, size_t n, BlockSums& out);
@@ -451,13 +461,21 @@ template <int Bytes, class T, bool kSmallGrid = false>
   const VD mv = VD{} + m;
   const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
   VD sdd[kParts] = {}, sa[kParts] = {};
-  for (size_t i = 0; i < nv; i += kLanes) {
-    VD parts[kParts];
-    load_doubles<Bytes, T>(p + i * sizeof(T), parts);
+  for (size_t i = 0; i < nv;) {
+    // Summed in runs (see kRun), so that one large square does not round away the rest.
+    VD rdd[kParts] = {}, ra[kParts] = {};
+    for (const size_t end = std::min(nv, i + kRun * kLanes); i < end; i += kLanes) {
+      VD parts[kParts];
+      load_doubles<Bytes, T>(p + i * sizeof(T), parts);
+      for (size_t k = 0; k < kParts; ++k) {
+        VD v = parts[k], d = v - mv;
+        rdd[k] += d * d;
+        ra[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
+      }
+    }
     for (size_t k = 0; k < kParts; ++k) {
-      VD v = parts[k], d = v - mv;
-      sdd[k] += d * d;
-      sa[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(v) & abs_mask);
+      sdd[k] += rdd[k];
+      sa[k] += ra[k];
     }
   }
   Pass2 two;
@@ -479,6 +497,115 @@ template <int Bytes, class T, bool kSmallGrid = false>
   b.abs_sum = two.abs;
   b.sq_sum = sq > 0 ? sq : 0;
   b.m2 = Pass2::m2(two.dev_sq, dev, n);
+}
+
+// Float32 in one pass, the common case of real tensors. A float32 is exact as a double, and so is
+// a plain double sum of a block's float32 values whose binary exponents lie within 19 of each
+// other: every value is a multiple of the smallest one's unit in the last place, 2^(e_min - 23),
+// and no partial sum of 1024 of them reaches 2^(e_max + 11), so 53 bits hold every partial sum
+// whatever the order. Then Σx and Σ|x| need no TwoSum. The second moment comes from the same pass
+// through deviations from a shift K near the mean (BlockSums::shift, else the first element):
+// m2 = Σ(x - K)² - (Σx - nK)²/n, as accurate as the two-pass Σ(x - mean)² while K lies within a
+// few standard deviations of the mean (Σ(x - K)² <= 16 m2). A block that fails a test (a NaN or
+// an infinity, exponents too far apart, K too far from the mean) goes to the two-pass kernel.
+template <int Bytes>
+[[gnu::always_inline]] inline void vector_f32_one_pass(const std::byte* p, size_t n, BlockSums& b) {
+  using VT = Vec<float, Bytes>;
+  using VI = Vec<int32_t, Bytes>;
+  using VU = Vec<uint32_t, Bytes>;
+  using VD = Vec<double, Bytes>;
+  using VL = Vec<int64_t, Bytes>;
+  constexpr size_t kLanes = Bytes / sizeof(float);
+  constexpr int kD = Bytes / 8;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const size_t nv = n / kLanes * kLanes;
+  float shift = std::isfinite(b.shift) ? static_cast<float>(b.shift)
+                : n > 0                ? load<float>(p, 0)
+                                       : 0.0f;
+  if (!std::isfinite(shift)) shift = 0;
+
+  VI c_zero{}, c_neg{};
+  VT mn = VT{} + kInf, mx = -mn;
+  VU low = VU{} + 0xFFFFFFFFu;  // the least |x| bit pattern minus 1: zeros wrap to the top
+  VD s[2] = {}, a[2] = {}, dd[2] = {};
+  const VD kv = VD{} + static_cast<double>(shift);
+  const VL abs_mask = VL{} + std::numeric_limits<int64_t>::max();
+  const VU magnitude = VU{} + 0x7FFFFFFFu;
+  for (size_t i = 0; i < nv;) {
+    VD rdd[2] = {};  // squares summed in runs, as in vector_float_block
+    for (const size_t end = std::min(nv, i + kRun * kLanes); i < end; i += kLanes) {
+      VT x;
+      std::memcpy(&x, p + i * sizeof(float), Bytes);
+      c_zero += x == VT{};
+      c_neg += x < VT{};
+      mn = x < mn ? x : mn;
+      mx = x > mx ? x : mx;
+      const VU below = (reinterpret_cast<VU>(x) & magnitude) - 1u;
+      low = below < low ? below : low;
+      VD parts[2];
+      to_doubles<Bytes, float>(x, parts);
+      for (size_t k = 0; k < 2; ++k) {
+        s[k] += parts[k];
+        a[k] += reinterpret_cast<VD>(reinterpret_cast<VL>(parts[k]) & abs_mask);
+        const VD d = parts[k] - kv;
+        rdd[k] += d * d;
+      }
+    }
+    dd[0] += rdd[0];
+    dd[1] += rdd[1];
+  }
+  uint64_t zero = 0, negative = 0;
+  float lo = kInf, hi = -kInf;
+  uint32_t least = 0xFFFFFFFFu;
+  for (size_t j = 0; j < kLanes; ++j) {
+    zero -= static_cast<uint64_t>(c_zero[j]);
+    negative -= static_cast<uint64_t>(c_neg[j]);
+    lo = mn[j] < lo ? mn[j] : lo;
+    hi = mx[j] > hi ? mx[j] : hi;
+    least = low[j] < least ? low[j] : least;
+  }
+  double sum = 0, abs = 0;  // exact when the exponent test below passes
+  long double dev_sq = 0;
+  for (size_t k = 0; k < 2; ++k)
+    for (int j = 0; j < kD; ++j) {
+      sum += s[k][j];
+      abs += a[k][j];
+      dev_sq += dd[k][j];
+    }
+  for (size_t i = nv; i < n; ++i) {
+    const float x = load<float>(p, i);
+    zero += x == 0;
+    negative += x < 0;
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+    least = std::min(least, (load<uint32_t>(p, i) & 0x7FFFFFFFu) - 1u);
+    sum += x;
+    abs += x < 0 ? -x : x;
+    const long double d = static_cast<long double>(x) - shift;
+    dev_sq += d * d;
+  }
+  uint32_t lo_bits, hi_bits;
+  std::memcpy(&lo_bits, &lo, 4);
+  std::memcpy(&hi_bits, &hi, 4);
+  const int e_max = static_cast<int>(std::max(lo_bits & 0x7FFFFFFFu, hi_bits & 0x7FFFFFFFu) >> 23);
+  const int e_min = least == 0xFFFFFFFFu ? e_max : std::max(1, static_cast<int>((least + 1) >> 23));
+  if (n == 0 || !std::isfinite(sum) || e_max == 0xFF || e_max - e_min > 19)
+    return vector_float_block<Bytes, float>(p, n, b);
+  const long double ln = static_cast<long double>(n), lk = shift;
+  const long double dev = static_cast<long double>(sum) - ln * lk;  // Σ(x - K)
+  const long double m2 = dev_sq - dev * dev / ln;
+  if (dev_sq != 0 && !(dev_sq <= 16 * m2)) return vector_float_block<Bytes, float>(p, n, b);
+  b = BlockSums{};
+  b.count = b.finite = n;
+  b.zero = zero;
+  b.negative = negative;
+  b.min = lo;
+  b.max = hi;
+  b.sum = sum;
+  b.abs_sum = abs;
+  const long double sq = dev_sq + 2 * lk * dev + ln * lk * lk;  // Σx² = Σ(x - K + K)²
+  b.sq_sum = sq > 0 ? sq : 0;
+  b.m2 = m2 > 0 ? m2 : 0;
 }
 
 template <int Bytes, class T>
@@ -561,7 +688,7 @@ template <int Bytes, class T>
 // compiled for their instruction set.
 #define MSDT_STATS_BLOCKS(ATTR, BYTES)                               \
   ATTR void block_f32(const std::byte* p, size_t n, BlockSums& b) {  \
-    vector_float_block<BYTES, float>(p, n, b);                       \
+    vector_f32_one_pass<BYTES>(p, n, b);                             \
   }                                                                  \
   ATTR void block_f64(const std::byte* p, size_t n, BlockSums& b) {  \
     vector_float_block<BYTES, double>(p, n, b);                      \

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   options.plot.histograms = plot_histograms;
   options.plot.tensors = plot_tensors;
   options.plot.histogram_style =
-      heat ? msdt::summary::HistogramStyle::Heat : msdt::summary::HistogramStyle::Ridgeline;
+      heat ? msdt::plot::HistogramStyle::Heat : msdt::plot::HistogramStyle::Ridgeline;
 
   options.scan.stop = &interrupted;
   if (options.scan.follow) std::signal(SIGINT, on_interrupt);

@@ -125,6 +125,48 @@ TEST(Locate, HugeNumbersAreNotLayouts) {
   EXPECT_NE(where.layout, "rank");
 }
 
+// Every level a layout names has the depth of the directory that spells it (0: the directory
+// holding the files), and a layout has the depths of its levels even where a name gave no value.
+TEST(Locate, DepthsPointAtTheDirectoriesThatNameTheLevels) {
+  const std::vector<std::vector<std::string>> paths{
+      {"data", "rank_3", "Net", "1", "42"},
+      {"rank_1", "debug_files", "7"},
+      {"x", "rank_2", "execution_order"},
+      {"gpu_dumps", "alexnet", "device_0", "iteration_2"},
+      {"dump", "Net", "iteration_5"},
+      {"alexnet", "device_6", "graphs"},
+      {"dump", "device_1", "Net_graph_2", "2", "9"},
+      {"dump", "1", "20240501120000", "4", "Model", "7", "3"},
+      {"out", "rank_5", "1735011096", "step_12"},
+  };
+  for (const auto& dirs : paths) {
+    const DumpLocation where = locate(dirs);
+    const std::string shown = dirs.back();
+    ASSERT_FALSE(where.layout.empty()) << shown;
+    auto name_at = [&](std::optional<size_t> depth) {
+      return depth && *depth < dirs.size() ? dirs[dirs.size() - 1 - *depth] : std::string("?");
+    };
+    auto names = [](const std::string& name, const std::string& value) {
+      return name.find(value) != std::string::npos;
+    };
+    if (where.rank) EXPECT_TRUE(names(name_at(where.depth.rank), std::to_string(*where.rank)));
+    if (where.graph) EXPECT_TRUE(names(name_at(where.depth.graph), std::to_string(*where.graph)));
+    if (!where.net.empty()) EXPECT_TRUE(names(name_at(where.depth.net), where.net)) << shown;
+    if (where.iteration)
+      EXPECT_TRUE(names(name_at(where.depth.iteration), std::to_string(*where.iteration)));
+    EXPECT_EQ(where.rank.has_value(), where.depth.rank.has_value()) << shown;
+  }
+  // Constants stand where the iteration's directory would.
+  auto constants = locate_path({"rank_0", "Net", "0", "constants"});
+  EXPECT_EQ(constants.depth.iteration, 0u);
+  EXPECT_EQ(constants.depth.rank, 3u);
+  // A layout without a level has no depth for it; an unknown layout has none.
+  EXPECT_FALSE(locate_path({"dump", "Net", "iteration_5"}).depth.rank.has_value());
+  EXPECT_FALSE(locate_path({"x", "rank_2", "graphs"}).depth.iteration.has_value());
+  auto unknown = locate_path({"home", "user", "tensors"}).depth;
+  EXPECT_FALSE(unknown.iteration || unknown.graph || unknown.net || unknown.rank);
+}
+
 class WalkTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace msdt::summary {
@@ -23,6 +24,33 @@ TEST(Output, PythonFloatSpelling) {
   EXPECT_EQ(python_float(-0.0), "-0.0");
   EXPECT_EQ(python_float(NAN), "nan");
   EXPECT_EQ(python_float(-INFINITY), "-inf");
+}
+
+TEST(Output, TensorFlowOuterBucketsAreClippedToMinAndMax) {
+  // TensorFlow's first and last buckets reach ±DBL_MAX; min and max bound what is drawn.
+  constexpr double kMax = std::numeric_limits<double>::max();
+  Histogram h;
+  h.buckets = {{-kMax, kMax, 3}, {0, 1, 5}, {1, kMax, 2}};
+  h.min = -2;
+  h.max = 3;
+  plot::HistogramStep clipped = histogram_step(7, h);
+  EXPECT_EQ(clipped.step, 7);
+  ASSERT_EQ(clipped.bins.size(), 3u);
+  EXPECT_EQ(clipped.bins[0].lo, -2);
+  EXPECT_EQ(clipped.bins[0].hi, 0);  // -DBL_MAX + DBL_MAX
+  EXPECT_EQ(clipped.bins[0].count, 3);
+  EXPECT_EQ(clipped.bins[1].lo, 0);
+  EXPECT_EQ(clipped.bins[1].hi, 1);
+  EXPECT_EQ(clipped.bins[2].lo, 1);
+  EXPECT_EQ(clipped.bins[2].hi, 3);
+  EXPECT_EQ(clipped.bins[2].count, 2);
+  // Without min and max (or with non-finite ones) the edges are the buckets' own.
+  h.min = std::nullopt;
+  h.max = INFINITY;
+  plot::HistogramStep open = histogram_step(0, h);
+  ASSERT_EQ(open.bins.size(), 3u);
+  EXPECT_EQ(open.bins[0].lo, -kMax);
+  EXPECT_EQ(open.bins[2].hi, 1 + kMax);  // rounds to DBL_MAX
 }
 
 TEST(Output, StepRanges) {

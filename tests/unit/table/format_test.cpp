@@ -30,6 +30,29 @@ TEST(FormatDouble, ShortestRoundTripAlwaysLooksLikeAFloat) {
     EXPECT_EQ(std::strtod(format_double(v).c_str(), nullptr), v);
 }
 
+TEST(FormatDouble, IsPythonsReprAndNumpysFloat32Str) {
+  // Python's repr: positional for decimal exponents in [-4, 16), else an exponent.
+  EXPECT_EQ(format_double(1e16), "1e+16");
+  EXPECT_EQ(format_double(1e15), "1000000000000000.0");
+  EXPECT_EQ(format_double(0.0001), "0.0001");
+  EXPECT_EQ(format_double(1e-05), "1e-05");
+  EXPECT_EQ(format_double(123456789012345.6), "123456789012345.6");
+  // str(np.float32(x)): the shortest digits that read back as the same float32.
+  auto f32 = [](double v) { return format_double(static_cast<float>(v), Digits::Float32); };
+  EXPECT_EQ(f32(0.1), "0.1");
+  EXPECT_EQ(f32(1.0 / 3.0), "0.33333334");
+  EXPECT_EQ(f32(16777216.0), "16777216.0");
+  EXPECT_EQ(f32(1e-5), "1e-05");
+  EXPECT_EQ(f32(3e38), "3e+38");
+  EXPECT_EQ(f32(-0.0), "-0.0");
+  EXPECT_EQ(f32(1e16), "1e+16");
+  EXPECT_EQ(f32(2.5e-45), "3e-45");  // the subnormal 2.8e-45
+  EXPECT_EQ(f32(NAN), "nan");
+  EXPECT_EQ(f32(-INFINITY), "-inf");
+  for (float v : {0.1f, 1.0f / 3.0f, 6.02214076e23f, 1e-45f, 3.4028235e38f})
+    EXPECT_EQ(std::strtof(format_double(v, Digits::Float32).c_str(), nullptr), v);
+}
+
 TEST(FormatDouble, JsonSpellsInfinityAsOverflowingNumbersAndNanAsNull) {
   EXPECT_EQ(json_double(2.5), "2.5");
   EXPECT_EQ(json_double(4.0), "4.0");

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "support/tensor_builder.h"
 
@@ -411,6 +413,36 @@ TEST(StatsAccuracy, Float16SumsAreExact) {
   auto t = tensor_of(DType::Float16, v);
   TensorStats s = compute_stats(t.view);
   EXPECT_DOUBLE_EQ(*s.mean, (65504 + std::ldexp(1.0, -24)) / 3000);
+}
+
+// Chan's update, the one home of merging second moments: two parts merged give the two-pass second
+// moment of the whole, whatever the split, and an empty part changes nothing.
+TEST(MergedM2, EqualsTheTwoPassMomentOfTheWhole) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(1000, 3);
+  std::vector<double> v(1000);
+  for (double& x : v) x = normal(rng);
+  auto moments = [&](size_t from, size_t to) {
+    long double sum = 0, m2 = 0;
+    for (size_t i = from; i < to; ++i) sum += v[i];
+    const long double mean = to > from ? sum / (to - from) : 0;
+    for (size_t i = from; i < to; ++i) m2 += (v[i] - mean) * (v[i] - mean);
+    return std::pair{mean, m2};
+  };
+  const long double whole = moments(0, v.size()).second;
+  for (size_t split : {size_t{1}, size_t{10}, size_t{500}, size_t{999}}) {
+    auto [mean_a, m2_a] = moments(0, split);
+    auto [mean_b, m2_b] = moments(split, v.size());
+    const long double na = split, nb = v.size() - split;
+    long double merged = merged_m2(na, mean_a, m2_a, nb, mean_b, m2_b);
+    EXPECT_NEAR(static_cast<double>(merged / whole), 1.0, 1e-15) << split;
+    double merged_d = merged_m2<double>(static_cast<double>(na), static_cast<double>(mean_a),
+                                        static_cast<double>(m2_a), static_cast<double>(nb),
+                                        static_cast<double>(mean_b), static_cast<double>(m2_b));
+    EXPECT_NEAR(merged_d / static_cast<double>(whole), 1.0, 1e-12) << split;
+  }
+  EXPECT_EQ(merged_m2(0.0, 0.0, 0.0, 4.0, 2.0, 5.0), 5.0);
+  EXPECT_EQ(merged_m2(4.0, 2.0, 5.0, 0.0, 0.0, 0.0), 5.0);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-// summary-cat's and dump-compare's pictures (plot.h): the PNGs are decoded with libpng and the
+// The charts of plain data (plot/plot.h): the PNGs are decoded with libpng and the
 // pixels checked where the data says they must be: image sizes for grids of panels, lines at the
 // right heights and breaking at NaN, raw and smoothed lines, dots, reference lines and markers in
 // their colours and inside the axes, per-panel log scales, the histogram views, heatmap cells in
 // the colormap's colours, large tensors in blocks and vectors as strips; TensorBoard's smoothing
 // against hand-worked values; errors instead of empty pictures.
-#include "summary/plot.h"
+#include "plot/plot.h"
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace msdt::summary {
+namespace msdt::plot {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -121,18 +121,18 @@ Centroid centroid(const Picture& p, Rgb colour) {
   return c;
 }
 
-PlotSeries series(std::string label, const std::vector<double>& ys, double first_step = 0) {
-  PlotSeries s{std::move(label), {}};
+Series series(std::string label, const std::vector<double>& ys, double first_step = 0) {
+  Series s{std::move(label), {}};
   for (size_t i = 0; i < ys.size(); ++i) s.points.push_back({first_step + i, ys[i]});
   return s;
 }
 
-PlotSeries constant(std::string label, double value, size_t n = 50) {
+Series constant(std::string label, double value, size_t n = 50) {
   return series(std::move(label), std::vector<double>(n, value));
 }
 
-Picture plot(const std::vector<PlotPanel>& panels, const PlotOptions& options = {}) {
-  auto png = plot_lines(panels, options);
+Picture plot(const std::vector<Panel>& panels, const Options& options = {}) {
+  auto png = lines(panels, options);
   EXPECT_TRUE(png) << png.error().message;
   return png ? decode(*png) : Picture{};
 }
@@ -161,7 +161,7 @@ TEST(TickLabel, CompactNotation) {
 // --- smoothing -------------------------------------------------------------------------------
 
 TEST(SmoothPoints, DebiasedExponentialAverage) {
-  std::vector<PlotPoint> in{{0, 1}, {1, 3}};
+  std::vector<Point> in{{0, 1}, {1, 3}};
   auto out = smooth_points(in, 0.5);
   ASSERT_EQ(out.size(), 2u);
   // last = 0.5 (debias 0.5) → 1; last = 0.25 + 1.5 = 1.75 (debias 0.75) → 7/3.
@@ -171,7 +171,7 @@ TEST(SmoothPoints, DebiasedExponentialAverage) {
 }
 
 TEST(SmoothPoints, NonFiniteValuesPassThroughAndDoNotCount) {
-  std::vector<PlotPoint> in{{0, 1}, {1, 3}, {2, kNan}, {3, 5}, {4, kInf}};
+  std::vector<Point> in{{0, 1}, {1, 3}, {2, kNan}, {3, 5}, {4, kInf}};
   auto out = smooth_points(in, 0.5);
   ASSERT_EQ(out.size(), 5u);
   EXPECT_DOUBLE_EQ(out[1].y, 7.0 / 3);
@@ -183,21 +183,21 @@ TEST(SmoothPoints, NonFiniteValuesPassThroughAndDoNotCount) {
 }
 
 TEST(SmoothPoints, WeightZeroAndConstantSeriesAreUnchanged) {
-  std::vector<PlotPoint> in{{0, 1}, {1, 3}, {2, 2}};
+  std::vector<Point> in{{0, 1}, {1, 3}, {2, 2}};
   auto same = smooth_points(in, 0);
   ASSERT_EQ(same.size(), 3u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(same[i].y, in[i].y);
-  std::vector<PlotPoint> flat{{0, 0.1}, {1, 0.1}, {2, 0.1}};
+  std::vector<Point> flat{{0, 0.1}, {1, 0.1}, {2, 0.1}};
   for (const auto& p : smooth_points(flat, 0.9)) EXPECT_EQ(p.y, 0.1);  // no rounding wobble
 }
 
 // --- line charts -----------------------------------------------------------------------------
 
 TEST(PlotLines, GridSizeFollowsPanelsAndColumns) {
-  std::vector<PlotPanel> panels;
+  std::vector<Panel> panels;
   for (int i = 0; i < 3; ++i) panels.push_back({"tag" + std::to_string(i), {constant("", i)}});
   auto size_of = [&](size_t n, int columns) {
-    PlotOptions options;
+    Options options;
     options.columns = columns;
     Picture p = plot({panels.begin(), panels.begin() + n}, options);
     return std::pair{p.width, p.height};
@@ -208,7 +208,7 @@ TEST(PlotLines, GridSizeFollowsPanelsAndColumns) {
   EXPECT_EQ(size_of(3, 3), std::pair(1920, 400));
   EXPECT_EQ(size_of(3, 1), std::pair(640, 1200));
   EXPECT_EQ(size_of(2, 5), std::pair(1280, 400));  // no empty columns
-  PlotOptions small;
+  Options small;
   small.panel_width = 300;
   small.panel_height = 200;
   Picture p = plot({panels.begin(), panels.begin() + 3}, small);
@@ -217,7 +217,7 @@ TEST(PlotLines, GridSizeFollowsPanelsAndColumns) {
 }
 
 TEST(PlotLines, PanelsAreDrawnAndNotBlank) {
-  std::vector<PlotPanel> panels{
+  std::vector<Panel> panels{
       {"a", {constant("", 1)}}, {"b", {constant("", 2)}}, {"c", {constant("", 3)}}};
   Picture p = plot(panels);
   // Every panel (the third row's first one included) holds a line; the empty cell of the grid
@@ -305,7 +305,7 @@ TEST(PlotLines, SmoothingDrawsAFaintRawLineAndASolidSmoothedOne) {
     }
     return faint_solid;
   };
-  PlotOptions options;
+  Options options;
   options.smooth = 0.9;
   auto [faint, solid] = count(plot({{"loss", {series("", ys)}}}, options));
   auto [raw_faint, raw_solid] = count(plot({{"loss", {series("", ys)}}}));
@@ -319,7 +319,7 @@ TEST(PlotLines, SmoothingDrawsAFaintRawLineAndASolidSmoothedOne) {
 }
 
 TEST(PlotLines, LogScaleSkipsNonPositiveValues) {
-  PlotOptions options;
+  Options options;
   options.log_y = true;
   Picture p = plot({{"lr", {series("", {-1, 0, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1})}}}, options);
   EXPECT_EQ(p.width, 640);
@@ -341,7 +341,7 @@ TEST(PlotLines, LogScaleSkipsNonPositiveValues) {
   EXPECT_NEAR(r25 - r35, r35 - r45, 1.5);
   EXPECT_GT(r25 - r35, 30);
 
-  auto none = plot_lines(std::vector<PlotPanel>{{"lr", {series("", {-1, 0})}}}, options);
+  auto none = lines(std::vector<Panel>{{"lr", {series("", {-1, 0})}}}, options);
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find("nothing to plot"), std::string::npos);
 }
@@ -387,66 +387,64 @@ TEST(PlotLines, ExtremeValuesAndOddLabelsDoNotBreakTheDrawing) {
   EXPECT_EQ(p.height, 800);
   EXPECT_GT(1280u * 800u - count_near(p, kWhite, 0), 5000u);
 
-  std::vector<PlotSeries> many;
+  std::vector<Series> many;
   for (int i = 0; i < 25; ++i) many.push_back(constant("series " + std::to_string(i), i));
   Picture crowded = plot({{"25 series", many}});
   EXPECT_EQ(crowded.width, 640);
 }
 
 TEST(PlotLines, NothingToDrawIsAnError) {
-  PlotOptions options;
-  auto none = plot_lines({}, options);
+  Options options;
+  auto none = lines({}, options);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message, "nothing to plot: no panels");
-  auto empty =
-      plot_lines(std::vector<PlotPanel>{{"loss", {}}, {"acc", {PlotSeries{"x", {}}}}}, options);
+  auto empty = lines(std::vector<Panel>{{"loss", {}}, {"acc", {Series{"x", {}}}}}, options);
   ASSERT_FALSE(empty);
   EXPECT_EQ(empty.error().message, "nothing to plot: no finite values");
-  auto nans =
-      plot_lines(std::vector<PlotPanel>{{"loss", {series("", {kNan, kInf, -kInf})}}}, options);
+  auto nans = lines(std::vector<Panel>{{"loss", {series("", {kNan, kInf, -kInf})}}}, options);
   ASSERT_FALSE(nans);
   EXPECT_EQ(nans.error().message, "nothing to plot: no finite values");
 }
 
 TEST(PlotLines, BadOptionsAreErrors) {
-  std::vector<PlotPanel> one{{"loss", {constant("", 1)}}};
-  PlotOptions options;
+  std::vector<Panel> one{{"loss", {constant("", 1)}}};
+  Options options;
   options.smooth = 1;
-  auto smooth = plot_lines(one, options);
+  auto smooth = lines(one, options);
   ASSERT_FALSE(smooth);
   EXPECT_EQ(smooth.error().message, "smoothing weight must be in [0, 1), got 1");
 
   options = {};
   options.panel_width = 20000;
   options.panel_height = 20000;
-  auto huge = plot_lines(one, options);
+  auto huge = lines(one, options);
   ASSERT_FALSE(huge);
   EXPECT_NE(huge.error().message.find("over the limit of 100 megapixels"), std::string::npos)
       << huge.error().message;
 
   options = {};
-  std::vector<PlotPanel> many(200, one[0]);
+  std::vector<Panel> many(200, one[0]);
   options.columns = 100;  // 64 000 pixels wide
-  auto wide = plot_lines(many, options);
+  auto wide = lines(many, options);
   ASSERT_FALSE(wide);
   EXPECT_NE(wide.error().message.find("64000x800"), std::string::npos) << wide.error().message;
 
   options = {};
   options.panel_width = 10;
-  auto tiny = plot_lines(one, options);
+  auto tiny = lines(one, options);
   ASSERT_FALSE(tiny);
   EXPECT_NE(tiny.error().message.find("panel size 10x400"), std::string::npos);
 
   options = {};
   options.columns = -1;
-  EXPECT_FALSE(plot_lines(one, options));
+  EXPECT_FALSE(lines(one, options));
 }
 
 TEST(PlotLines, SameInputSameBytes) {
-  std::vector<PlotPanel> panels{{"loss", {series("a", {3, 1, 2}), series("b", {1, 2, 3})}}};
-  PlotOptions options;
+  std::vector<Panel> panels{{"loss", {series("a", {3, 1, 2}), series("b", {1, 2, 3})}}};
+  Options options;
   options.smooth = 0.6;
-  auto first = plot_lines(panels, options), second = plot_lines(panels, options);
+  auto first = lines(panels, options), second = lines(panels, options);
   ASSERT_TRUE(first && second);
   EXPECT_EQ(*first, *second);
   EXPECT_EQ(first->substr(1, 3), "PNG");
@@ -495,7 +493,7 @@ std::pair<int, int> line_extent(const Picture& p, Rgb colour, double min_tint = 
 TEST(PlotLines, ReferenceLinesAreDashedInTheirColoursAndAlwaysInView) {
   // Cosines of 0.995 and 1; thresholds at 0.99 (warning), 0.9 (error, below every value) and 1.1
   // (neutral, above): the value axis reaches them all, and their heights are in proportion.
-  PlotPanel panel{"cosine", {series("", {1, 0.995, 1, 0.995, 1, 0.995})}};
+  Panel panel{"cosine", {series("", {1, 0.995, 1, 0.995, 1, 0.995})}};
   panel.reference_lines = {{0.99, "warning 0.99", ReferenceLine::Warning},
                            {0.9, "error 0.9", ReferenceLine::Error},
                            {1.1, "", ReferenceLine::Neutral}};
@@ -533,7 +531,7 @@ TEST(PlotLines, MarkersAreSolidVerticalLinesAndWidenTheStepAxis) {
   // Steps 0..100; markers at 50 (with a label) and at 120, past the last step: the end of the step
   // axis, where it is drawn just inside the frame.
   std::vector<double> ys(101, 1.1);
-  PlotPanel panel{"cosine", {series("", ys)}};
+  Panel panel{"cosine", {series("", ys)}};
   panel.markers = {{50, "first divergence"}, {120, ""}};
   Picture p = plot({panel});
   auto [first, last] = line_extent(p, kBlue);
@@ -563,7 +561,7 @@ TEST(PlotLines, DotsMarkEachPointOverAFaintLine) {
   // 20 points, the eighth NaN: 19 dots in full colour; between them only the faint line.
   std::vector<double> ys(20, 1.13);  // off the grid lines
   ys[7] = kNan;
-  PlotSeries dotted = series("", ys);
+  Series dotted = series("", ys);
   dotted.dots = true;
   Picture p = plot({{"cosine", {dotted}}});
   std::vector<double> strongest(p.width, 0);
@@ -582,7 +580,7 @@ TEST(PlotLines, DotsMarkEachPointOverAFaintLine) {
   // A million points cost no more than the pixels they land on.
   std::vector<double> many(1'000'000);
   for (size_t i = 0; i < many.size(); ++i) many[i] = std::sin(i * 1e-4);
-  PlotSeries crowd = series("", many);
+  Series crowd = series("", many);
   crowd.dots = true;
   auto start = std::chrono::steady_clock::now();
   Picture q = plot({{"crowd", {crowd}}});
@@ -594,11 +592,11 @@ TEST(PlotLines, DotsMarkEachPointOverAFaintLine) {
 TEST(PlotLines, EachPanelMayHaveItsOwnValueScale) {
   // The options ask for a log scale; the cosine panel overrides it (its -1 and 0 are drawn), the
   // error panel follows it (equal ratios, equal distances).
-  PlotOptions options;
+  Options options;
   options.log_y = true;
-  PlotPanel cosine{"cosine", {series("", {-1, 0, 0.5, 1, 1})}};
+  Panel cosine{"cosine", {series("", {-1, 0, 0.5, 1, 1})}};
   cosine.log_y = false;
-  PlotPanel error{"max relative error", {series("", {1e-6, 1e-5, 1e-4, 1e-3, 1e-2})}};
+  Panel error{"max relative error", {series("", {1e-6, 1e-5, 1e-4, 1e-3, 1e-2})}};
   Picture p = plot({cosine, error}, options);
   EXPECT_EQ(p.width, 1280);
   Picture left = p, right = p;
@@ -623,15 +621,15 @@ TEST(PlotLines, EachPanelMayHaveItsOwnValueScale) {
   EXPECT_GT(row_at(0.5) - row_at(1.5), 30);
 
   // Linear where the options say log: still drawn per panel; the error names no log scale.
-  PlotPanel zeros{"cosine", {series("", {0, 0})}};
+  Panel zeros{"cosine", {series("", {0, 0})}};
   zeros.log_y = false;
-  EXPECT_TRUE(plot_lines(std::vector<PlotPanel>{zeros}, options));
+  EXPECT_TRUE(lines(std::vector<Panel>{zeros}, options));
   zeros.log_y = true;
-  auto none = plot_lines(std::vector<PlotPanel>{zeros}, PlotOptions{});
+  auto none = lines(std::vector<Panel>{zeros}, Options{});
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message, "nothing to plot: no positive finite values for a log scale");
-  PlotPanel nans{"nan", {series("", {kNan})}};
-  auto mixed = plot_lines(std::vector<PlotPanel>{zeros, nans}, PlotOptions{});
+  Panel nans{"nan", {series("", {kNan})}};
+  auto mixed = lines(std::vector<Panel>{zeros, nans}, Options{});
   ASSERT_FALSE(mixed);
   EXPECT_EQ(mixed.error().message, "nothing to plot: no finite values (positive on a log scale)");
 }
@@ -639,8 +637,8 @@ TEST(PlotLines, EachPanelMayHaveItsOwnValueScale) {
 TEST(PlotLines, ALogPanelWithoutPositiveValuesIsAnEmptyFrameWithANote) {
   // Every error 0 (the runs agree) next to the cosines: the error panel still has its frame,
   // its steps, its thresholds (which make its value axis) and a note; nothing crashes.
-  PlotPanel cosine{"cosine", {series("", {1, 1, 1, 1})}};
-  PlotPanel error{"max relative error", {series("", {0, 0, -1, kNan})}};
+  Panel cosine{"cosine", {series("", {1, 1, 1, 1})}};
+  Panel error{"max relative error", {series("", {0, 0, -1, kNan})}};
   error.log_y = true;
   error.reference_lines = {{1e-3, "warning", ReferenceLine::Warning},
                            {1e-1, "error", ReferenceLine::Error},
@@ -666,7 +664,7 @@ TEST(PlotLines, ALogPanelWithoutPositiveValuesIsAnEmptyFrameWithANote) {
   // Alone, without thresholds or markers: an error; beside a drawable panel: a frame and a note.
   error.reference_lines.clear();
   error.markers.clear();
-  auto alone = plot_lines(std::vector<PlotPanel>{error}, PlotOptions{});
+  auto alone = lines(std::vector<Panel>{error}, Options{});
   ASSERT_FALSE(alone);
   Picture q = plot({cosine, error, {"no points", {}}});
   EXPECT_EQ(q.height, 800);
@@ -676,20 +674,20 @@ TEST(PlotLines, ALogPanelWithoutPositiveValuesIsAnEmptyFrameWithANote) {
 
 // --- histograms ------------------------------------------------------------------------------
 
-// A histogram of ten unit buckets over [left, left + 10) with a bump around `peak`.
-Histogram bump(double left, double peak) {
-  Histogram h;
+// A histogram of ten unit bins over [left, left + 10) with a bump around `peak`.
+std::vector<Bin> bump(double left, double peak) {
+  std::vector<Bin> h;
   for (int i = 0; i < 10; ++i) {
     double centre = left + i + 0.5;
-    h.buckets.push_back({left + i, 1, 100 * std::exp(-(centre - peak) * (centre - peak) / 4)});
+    h.push_back({left + i, left + i + 1, 100 * std::exp(-(centre - peak) * (centre - peak) / 4)});
   }
   return h;
 }
 
 TEST(PlotHistograms, RidgelinesRiseWithTheSteps) {
   HistogramSeries weights{"weights", {{0, bump(0, 3)}, {100, bump(0, 7)}}};
-  PlotOptions options;
-  auto png = plot_histograms({&weights, 1}, HistogramStyle::Ridgeline, options);
+  Options options;
+  auto png = histograms({&weights, 1}, HistogramStyle::Ridgeline, options);
   ASSERT_TRUE(png) << png.error().message;
   Picture p = decode(*png);
   EXPECT_EQ(p.width, 640);
@@ -721,15 +719,11 @@ TEST(PlotHistograms, RidgelinesRiseWithTheSteps) {
 TEST(PlotHistograms, HeatColumnsFollowTheCounts) {
   // Three steps over the same range; the last holds twice the counts: its column is the
   // colormap's top colour, the others its middle.
-  auto flat = [](double count) {
-    Histogram h;
-    h.buckets.push_back({0, 1, count});
-    return h;
-  };
+  auto flat = [](double count) { return std::vector<Bin>{{0, 1, count}}; };
   HistogramSeries weights{"weights", {{0, flat(10)}, {1, flat(10)}, {2, flat(20)}}};
   HistogramSeries bias{"bias", {{0, bump(-5, 0)}, {5, bump(-4, 0)}}};
   std::vector<HistogramSeries> panels{weights, bias};
-  auto png = plot_histograms(panels, HistogramStyle::Heat, PlotOptions{});
+  auto png = histograms(panels, HistogramStyle::Heat, Options{});
   ASSERT_TRUE(png) << png.error().message;
   Picture p = decode(*png);
   EXPECT_EQ(p.width, 1280);
@@ -751,34 +745,33 @@ TEST(PlotHistograms, HeatColumnsFollowTheCounts) {
 }
 
 TEST(PlotHistograms, NothingToDrawIsAnError) {
-  auto none = plot_histograms({}, HistogramStyle::Heat, PlotOptions{});
+  auto none = histograms({}, HistogramStyle::Heat, Options{});
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message, "nothing to plot: no panels");
-  Histogram empty, zeros, broken;
-  zeros.buckets.push_back({0, 1, 0});
-  broken.buckets.push_back({kNan, 1, 5});
-  broken.buckets.push_back({0, kInf, 5});
+  std::vector<Bin> empty, zeros{{0, 1, 0}},
+      broken{{kNan, 1, 5}, {0, kInf, 5}, {2, 1, 5}, {0, 1, -1}};
   HistogramSeries series{"w", {{0, empty}, {1, zeros}, {2, broken}}};
   for (auto style : {HistogramStyle::Heat, HistogramStyle::Ridgeline}) {
-    auto result = plot_histograms({&series, 1}, style, PlotOptions{});
+    auto result = histograms({&series, 1}, style, Options{});
     ASSERT_FALSE(result);
     EXPECT_NE(result.error().message.find("nothing to plot"), std::string::npos);
   }
 }
 
-TEST(PlotHistograms, TensorFlowOuterBucketsAreClippedToMinAndMax) {
-  // TensorFlow's first and last buckets reach ±DBL_MAX; min and max bound what is drawn.
-  Histogram h;
-  h.buckets.push_back({-std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), 3});
-  h.buckets.push_back({0, 1, 5});
-  h.buckets.push_back({1, std::numeric_limits<double>::max(), 2});
-  h.min = -2;
-  h.max = 3;
-  HistogramSeries series{"w", {{0, h}, {1, h}}};
+TEST(PlotHistograms, BinsThatCannotBeDrawnAreLeftOut) {
+  // Bins reaching infinity, with a NaN edge or count, a negative count or reversed edges beside an
+  // ordinary one: the picture is the ordinary one's alone.
+  std::vector<Bin> bins{{-kInf, 0, 3}, {0, 1, 5},  {1, kInf, 2}, {kNan, 2, 2},
+                        {1, 2, kNan},  {1, 2, -4}, {3, 2, 1}};
+  std::vector<Bin> ordinary{{0, 1, 5}};
+  HistogramSeries series{"w", {{0, bins}, {1, bins}}}, plain{"w", {{0, ordinary}, {1, ordinary}}};
   for (auto style : {HistogramStyle::Heat, HistogramStyle::Ridgeline}) {
-    auto png = plot_histograms({&series, 1}, style, PlotOptions{});
+    auto png = histograms({&series, 1}, style, Options{});
     ASSERT_TRUE(png) << png.error().message;
     EXPECT_EQ(decode(*png).width, 640);
+    auto expected = histograms({&plain, 1}, style, Options{});
+    ASSERT_TRUE(expected);
+    EXPECT_EQ(*png, *expected);
   }
 }
 
@@ -787,7 +780,7 @@ TEST(PlotHistograms, TensorFlowOuterBucketsAreClippedToMinAndMax) {
 TEST(PlotHeatmaps, CellsTakeTheColormapsColours) {
   // [[0, NaN], [2, 3]]: the low corner top left, grey top right, the high corner bottom right.
   Heatmap map{"w", 2, 2, {0, kNan, 2, 3}};
-  auto png = plot_heatmaps({&map, 1}, PlotOptions{});
+  auto png = heatmaps({&map, 1}, Options{});
   ASSERT_TRUE(png) << png.error().message;
   Picture p = decode(*png);
   EXPECT_EQ(p.width, 640);
@@ -808,12 +801,12 @@ TEST(PlotHeatmaps, LargeMatricesAndGrids) {
   big.values.resize(3'000'000);
   for (size_t i = 0; i < big.values.size(); ++i) big.values[i] = static_cast<double>(i % 3000);
   Heatmap small{"small", 1, 2, {0, 1}};
-  PlotOptions options;
+  Options options;
   options.columns = 1;
   options.panel_width = 500;
   options.panel_height = 300;
   std::vector<Heatmap> maps{big, small};
-  auto png = plot_heatmaps(maps, options);
+  auto png = heatmaps(maps, options);
   ASSERT_TRUE(png) << png.error().message;
   Picture p = decode(*png);
   EXPECT_EQ(p.width, 500);
@@ -876,9 +869,9 @@ TEST(PlotHeatmaps, LargeTensorsAreDrawnInBlocks) {
   map.values[1000 * 4096 + 3000] = -1;
   map.values[5] = 0.5;
   auto start = std::chrono::steady_clock::now();
-  auto means = plot_heatmaps({&map, 1}, PlotOptions{});
+  auto means = heatmaps({&map, 1}, Options{});
   map.reduction = Heatmap::MaxAbs;
-  auto maxima = plot_heatmaps({&map, 1}, PlotOptions{});
+  auto maxima = heatmaps({&map, 1}, Options{});
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   ASSERT_TRUE(means && maxima);
   EXPECT_LT(means->size(), 100'000u);
@@ -899,7 +892,7 @@ TEST(PlotHeatmaps, VectorsAreStrips) {
   // low on the left and high on the right; 1000 × 1: a strip down the left.
   Heatmap row{"bias", 1, 1'000'000, std::vector<double>(1'000'000)};
   for (size_t i = 0; i < row.values.size(); ++i) row.values[i] = static_cast<double>(i);
-  auto png = plot_heatmaps({&row, 1}, PlotOptions{});
+  auto png = heatmaps({&row, 1}, Options{});
   ASSERT_TRUE(png) << png.error().message;
   Picture p = without_colour_bar(decode(*png));
   EXPECT_EQ(p.width, 640);
@@ -914,7 +907,7 @@ TEST(PlotHeatmaps, VectorsAreStrips) {
 
   Heatmap column{"gamma", 1000, 1, std::vector<double>(1000)};
   for (size_t i = 0; i < column.values.size(); ++i) column.values[i] = static_cast<double>(i);
-  png = plot_heatmaps({&column, 1}, PlotOptions{});
+  png = heatmaps({&column, 1}, Options{});
   ASSERT_TRUE(png) << png.error().message;
   Picture q = decode(*png);
   Box cells = viridis_box(without_colour_bar(q));
@@ -924,19 +917,124 @@ TEST(PlotHeatmaps, VectorsAreStrips) {
 
 TEST(PlotHeatmaps, BadShapesAndNothingFiniteAreErrors) {
   Heatmap wrong{"w", 2, 3, {1, 2, 3}};
-  auto shape = plot_heatmaps({&wrong, 1}, PlotOptions{});
+  auto shape = heatmaps({&wrong, 1}, Options{});
   ASSERT_FALSE(shape);
   EXPECT_EQ(shape.error().message, "heatmap 'w' has 3 values for 2x3 cells");
   Heatmap empty{"e", 0, 3, {}};
-  EXPECT_FALSE(plot_heatmaps({&empty, 1}, PlotOptions{}));
+  EXPECT_FALSE(heatmaps({&empty, 1}, Options{}));
   Heatmap overflow{"o", uint64_t{1} << 40, uint64_t{1} << 40, {1}};
-  EXPECT_FALSE(plot_heatmaps({&overflow, 1}, PlotOptions{}));
+  EXPECT_FALSE(heatmaps({&overflow, 1}, Options{}));
   Heatmap nans{"n", 1, 2, {kNan, kNan}};
-  auto nothing = plot_heatmaps({&nans, 1}, PlotOptions{});
+  auto nothing = heatmaps({&nans, 1}, Options{});
   ASSERT_FALSE(nothing);
   EXPECT_EQ(nothing.error().message, "nothing to plot: no heatmap has a finite value");
-  EXPECT_FALSE(plot_heatmaps({}, PlotOptions{}));
+  EXPECT_FALSE(heatmaps({}, Options{}));
+}
+
+// --- stacked bars ----------------------------------------------------------------------------
+
+// The pixels of `colour` in each row: a horizontal bar's length where it crosses the row.
+std::vector<int> run_per_row(const Picture& p, Rgb colour) {
+  std::vector<int> runs(static_cast<size_t>(p.height), 0);
+  for (int y = 0; y < p.height; ++y)
+    for (int x = 0; x < p.width; ++x) runs[static_cast<size_t>(y)] += near(p.at(x, y), colour);
+  return runs;
+}
+
+// The rows where `colour` runs at least `min_run` pixels, grouped into bars: (first row, length
+// of the bar's longest row) per bar, top to bottom.
+std::vector<std::pair<int, int>> bars_of(const Picture& p, Rgb colour, int min_run = 3) {
+  std::vector<std::pair<int, int>> bars;
+  std::vector<int> runs = run_per_row(p, colour);
+  bool inside = false;
+  for (int y = 0; y < p.height; ++y) {
+    int run = runs[static_cast<size_t>(y)];
+    if (run >= min_run && !inside) bars.push_back({y, 0});
+    if (run >= min_run) bars.back().second = std::max(bars.back().second, run);
+    inside = run >= min_run;
+  }
+  return bars;
+}
+
+TEST(PlotBars, LengthsFollowTheValuesTopToBottom) {
+  BarPanel panel{"top operators", {"MatMul-op1", "Conv2D-op7", "Add-op3"}, {{"", {4, 2, 1}}}};
+  auto png = stacked_bars({&panel, 1}, Options{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  EXPECT_EQ(p.width, 640);
+  EXPECT_EQ(p.height, 400);
+  auto bars = bars_of(p, kBlue);
+  ASSERT_EQ(bars.size(), 3u);
+  // The first category on top; lengths in the ratio of the values, to a pixel or two.
+  EXPECT_LT(bars[0].first, bars[1].first);
+  EXPECT_LT(bars[1].first, bars[2].first);
+  EXPECT_NEAR(bars[0].second, 2.0 * bars[1].second, 3);
+  EXPECT_NEAR(bars[1].second, 2.0 * bars[2].second, 3);
+  EXPECT_GT(bars[0].second, 400);  // the longest bar takes most of the width (axis to 1.05 × 4)
+}
+
+TEST(PlotBars, SeriesStackInOrder) {
+  // rank 0: 1 + 1, rank 1: 1 + 3: the second series (orange) starts where the first ends.
+  BarPanel panel{"time per rank", {"rank 0", "rank 1"}, {{"compute", {1, 1}}, {"comm", {1, 3}}}};
+  auto png = stacked_bars({&panel, 1}, Options{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  auto blue = bars_of(p, kBlue), orange = bars_of(p, kOrange);
+  // Each colour: the legend's swatch (18 pixels wide, above the bars), then two bars.
+  ASSERT_EQ(blue.size(), 3u);
+  ASSERT_EQ(orange.size(), 3u);
+  EXPECT_LT(blue[0].first, blue[1].first);  // the legend above the bars
+  EXPECT_NEAR(blue[1].second, blue[2].second, 2);
+  EXPECT_NEAR(orange[1].second, blue[1].second, 2);
+  EXPECT_NEAR(orange[2].second, 3.0 * blue[2].second, 3);
+  // In a bar's middle row the blue segment ends where the orange one starts.
+  int row = blue[2].first + 3;
+  int last_blue = -1, first_orange = -1;
+  for (int x = 0; x < p.width; ++x) {
+    if (near(p.at(x, row), kBlue)) last_blue = x;
+    if (first_orange < 0 && near(p.at(x, row), kOrange)) first_orange = x;
+  }
+  EXPECT_GE(first_orange, last_blue);
+  EXPECT_LE(first_orange - last_blue, 2);
+}
+
+TEST(PlotBars, ValuesThatCannotBeDrawnAreLeftOutAndErrorsAreNamed) {
+  BarPanel odd{"w", {"a", "b", "c"}, {{"s", {2, kNan, -1}}, {"t", {kInf}}}};
+  BarPanel plain{"w", {"a", "b", "c"}, {{"s", {2}}, {"t", {}}}};
+  auto png = stacked_bars({&odd, 1}, Options{});
+  ASSERT_TRUE(png) << png.error().message;
+  auto expected = stacked_bars({&plain, 1}, Options{});
+  ASSERT_TRUE(expected);
+  EXPECT_EQ(*png, *expected);
+
+  auto none = stacked_bars({}, Options{});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "nothing to plot: no panels");
+  BarPanel zeros{"w", {"a"}, {{"s", {0}}}};
+  auto empty = stacked_bars({&zeros, 1}, Options{});
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().message, "nothing to plot: no bar has a positive finite value");
+  BarPanel too_many{"w", {"a"}, {{"s", {1, 2}}}};
+  auto bad = stacked_bars({&too_many, 1}, Options{});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "bar chart 'w': series 's' has 2 values for 1 categories");
+}
+
+TEST(PlotBars, ManyCategoriesStillDrawEveryBar) {
+  // 300 categories in 400 pixels: every bar at least a pixel thick, labels thinned out.
+  BarPanel panel{"many", {}, {{"", {}}}};
+  for (int i = 0; i < 300; ++i) {
+    panel.categories.push_back("op" + std::to_string(i));
+    panel.series[0].values.push_back(1 + i % 7);
+  }
+  auto png = stacked_bars({&panel, 1}, Options{});
+  ASSERT_TRUE(png) << png.error().message;
+  Picture p = decode(*png);
+  std::vector<int> runs = run_per_row(p, kBlue);
+  int rows = 0;
+  for (int run : runs) rows += run > 0;
+  EXPECT_GT(rows, 200);
 }
 
 }  // namespace
-}  // namespace msdt::summary
+}  // namespace msdt::plot

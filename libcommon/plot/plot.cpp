@@ -1,4 +1,4 @@
-// summary-cat's and dump-compare's pictures (plot.h), drawn with cairo on a white RGB surface and
+// Charts of plain data (plot.h), drawn with cairo on a white RGB surface and
 // written as PNG.
 //
 // Every picture is a grid of equal panels. A panel has its title at the top, then (line charts)
@@ -7,7 +7,7 @@
 // on the right. Ticks are 1, 2 or 5 × 10^k apart, widened until the labels do not touch; labels
 // are compact ("0.25", "12k", "1e-05"). Text goes through cairo's toy API ("sans-serif", whatever
 // fontconfig maps it to), so the same input gives the same bytes on the same machine.
-#include "summary/plot.h"
+#include "plot/plot.h"
 
 #include <cairo.h>
 #include <fmt/format.h>
@@ -36,7 +36,7 @@
 extern "C" const char* __lsan_default_suppressions() { return "leak:libfontconfig.so\n"; }
 extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
 
-namespace msdt::summary {
+namespace msdt::plot {
 namespace {
 
 // Refusing larger pictures keeps a typo in --columns or the panel size from asking for gigabytes.
@@ -453,7 +453,7 @@ struct Grid {
 
 // The grid for `panels` panels, or why there is none: no panels, a panel too small to hold its
 // axes, or a picture over the size limit.
-Expected<Grid> grid_for(size_t panels, const PlotOptions& options) {
+Expected<Grid> grid_for(size_t panels, const Options& options) {
   if (panels == 0) return Error("nothing to plot: no panels");
   if (options.panel_width < kMinPanelWidth || options.panel_height < kMinPanelHeight ||
       options.panel_width > kMaxSide || options.panel_height > kMaxSide) {
@@ -607,9 +607,7 @@ Rect plot_rows(double panel_height, double extra_top) {
 
 bool drawable_y(double y, bool log_y) { return std::isfinite(y) && (!log_y || y > 0); }
 
-bool drawable(const PlotPoint& p, bool log_y) {
-  return std::isfinite(p.x) && drawable_y(p.y, log_y);
-}
+bool drawable(const Point& p, bool log_y) { return std::isfinite(p.x) && drawable_y(p.y, log_y); }
 
 // The colour and dash of series `index`: the palette, dashed on its second round and after.
 void use_series_style(cairo_t* cr, size_t index, double alpha) {
@@ -626,9 +624,8 @@ void use_series_style(cairo_t* cr, size_t index, double alpha) {
 // column, the first, the lowest, the highest and the last, in their order (the line they make
 // covers the same pixels as the whole series, as min-max downsampling does). Breaks (undrawable
 // points) are kept. A series of a million steps then costs a few thousand line segments.
-std::vector<PlotPoint> thin_to_columns(std::span<const PlotPoint> points, const Scale& x,
-                                       bool log_y) {
-  std::vector<PlotPoint> out;
+std::vector<Point> thin_to_columns(std::span<const Point> points, const Scale& x, bool log_y) {
+  std::vector<Point> out;
   struct Column {
     double at = 0;
     size_t first = 0, low = 0, high = 0, last = 0;
@@ -643,7 +640,7 @@ std::vector<PlotPoint> thin_to_columns(std::span<const PlotPoint> points, const 
     column.reset();
   };
   for (size_t i = 0; i < points.size(); ++i) {
-    const PlotPoint& p = points[i];
+    const Point& p = points[i];
     if (!drawable(p, log_y)) {
       flush();
       out.push_back(p);
@@ -664,11 +661,11 @@ std::vector<PlotPoint> thin_to_columns(std::span<const PlotPoint> points, const 
 }
 
 // One series as polylines broken at undrawable points; a point alone between breaks is a dot.
-void stroke_series(cairo_t* cr, std::span<const PlotPoint> all, const Scale& x, const Scale& y,
+void stroke_series(cairo_t* cr, std::span<const Point> all, const Scale& x, const Scale& y,
                    bool log_y) {
-  const std::vector<PlotPoint> points = thin_to_columns(all, x, log_y);
+  const std::vector<Point> points = thin_to_columns(all, x, log_y);
   size_t run = 0;
-  PlotPoint last;
+  Point last;
   auto end_run = [&] {
     if (run == 1) {
       cairo_new_sub_path(cr);
@@ -698,7 +695,7 @@ constexpr double kFaint = 0.25;  // the raw line under a smoothed one or under d
 
 // A dot at each drawable point, one per pixel of `area` it lands on: a million points cost no
 // more than the area's pixels.
-void fill_dots(cairo_t* cr, std::span<const PlotPoint> points, const Rect& area, const Scale& x,
+void fill_dots(cairo_t* cr, std::span<const Point> points, const Rect& area, const Scale& x,
                const Scale& y, bool log_y) {
   auto width = static_cast<size_t>(std::max(area.width(), 0.0)) + 1;
   auto height = static_cast<size_t>(std::max(area.height(), 0.0)) + 1;
@@ -730,8 +727,8 @@ double marker_column(const Marker& marker, const Rect& area, const Scale& x) {
 
 // The panel's reference lines (dashed) and markers (solid), crisp 2 pixels wide, over the grid
 // and under the data. The axes reach every one that can be drawn.
-void draw_guides(cairo_t* cr, const PlotPanel& panel, const Rect& area, const Scale& x,
-                 const Scale& y, bool log_y) {
+void draw_guides(cairo_t* cr, const Panel& panel, const Rect& area, const Scale& x, const Scale& y,
+                 bool log_y) {
   cairo_save(cr);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   cairo_set_line_width(cr, 2);
@@ -771,7 +768,7 @@ void draw_small_label(cairo_t* cr, const std::string& text, double x, double y, 
 
 // The guides' labels, over the data: a reference line's at its right end above it (below it when
 // the line runs along the top), a marker's at the top right of it (left near the right edge).
-void draw_guide_labels(cairo_t* cr, const PlotPanel& panel, const Rect& area, const Scale& x,
+void draw_guide_labels(cairo_t* cr, const Panel& panel, const Rect& area, const Scale& x,
                        const Scale& y, bool log_y) {
   use_font(cr, kSmallSize);
   const double half = kSmallSize / 2 + 4;  // from a line to the middle of its label
@@ -802,14 +799,14 @@ constexpr double kSwatch = 18;  // the sample line before a legend label
 
 // Legend entries flowing in rows of `width` pixels from (x0, top); at most kMaxLegendRows rows,
 // the last ending with "+N more" when the series do not all fit.
-std::vector<LegendItem> layout_legend(cairo_t* cr, const PlotPanel& panel, double x0, double width,
-                                      double top) {
+std::vector<LegendItem> layout_legend(cairo_t* cr, std::span<const std::string> labels, double x0,
+                                      double width, double top) {
   use_font(cr, kTextSize);
   std::vector<LegendItem> items;
   double x = x0;
   int row = 0;
-  for (size_t i = 0; i < panel.series.size(); ++i) {
-    std::string text = fit_text(cr, printable(panel.series[i].label), width * 0.45);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    std::string text = fit_text(cr, printable(labels[i]), width * 0.45);
     double w = kSwatch + 4 + text_width(cr, text);
     if (x > x0 && x + w > x0 + width) {
       x = x0;
@@ -818,7 +815,7 @@ std::vector<LegendItem> layout_legend(cairo_t* cr, const PlotPanel& panel, doubl
     if (row == kMaxLegendRows) {
       // The note goes at the end of the last row, in place of entries if need be.
       double last_row = top + (kMaxLegendRows - 1) * kLegendRow;
-      size_t hidden = panel.series.size() - i;
+      size_t hidden = labels.size() - i;
       while (true) {
         std::string more = fmt::format("+{} more", hidden);
         bool on_row = !items.empty() && items.back().y == last_row;
@@ -838,9 +835,10 @@ std::vector<LegendItem> layout_legend(cairo_t* cr, const PlotPanel& panel, doubl
   return items;
 }
 
-void draw_legend(cairo_t* cr, const std::vector<LegendItem>& items) {
+// `swatch_height`: 2 pixels, a line's sample; more, a bar's colour.
+void draw_legend(cairo_t* cr, const std::vector<LegendItem>& items, double swatch_height = 2) {
   use_font(cr, kTextSize);
-  cairo_set_line_width(cr, 2);
+  cairo_set_line_width(cr, swatch_height);
   for (const auto& item : items) {
     double mid = item.y + kLegendRow / 2;
     double text_x = item.x;
@@ -861,14 +859,14 @@ double legend_height(const std::vector<LegendItem>& items) {
   return items.empty() ? 0 : (items.back().y - items.front().y) + kLegendRow + 4;
 }
 
-void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& options,
-                     double panel_width, double panel_height) {
+void draw_line_panel(cairo_t* cr, const Panel& panel, const Options& options, double panel_width,
+                     double panel_height) {
   draw_title(cr, panel.title, panel_width);
   const bool log_y = panel.log_y.value_or(options.log_y);
   const bool smooth = options.smooth > 0;
-  std::vector<std::vector<PlotPoint>> smoothed;
+  std::vector<std::vector<Point>> smoothed;
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
-  auto extend = [&](std::span<const PlotPoint> points) {
+  auto extend = [&](std::span<const Point> points) {
     for (const auto& p : points) {
       if (!drawable(p, log_y)) continue;
       x_lo = std::min(x_lo, p.x);
@@ -909,7 +907,9 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
                                   panel.series[0].label != panel.title);
   std::vector<LegendItem> legend;
   if (show_legend) {
-    legend = layout_legend(cr, panel, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+    std::vector<std::string> labels;
+    for (const auto& series : panel.series) labels.push_back(series.label);
+    legend = layout_legend(cr, labels, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
   }
   Rect area = plot_rows(panel_height, legend_height(legend));
   const std::string note = log_y ? "no positive finite values" : "no finite values";
@@ -948,7 +948,7 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
   draw_guides(cr, panel, area, x, y, log_y);
   cairo_set_line_width(cr, 1.5);
   for (size_t i = 0; i < panel.series.size(); ++i) {
-    const PlotSeries& series = panel.series[i];
+    const Series& series = panel.series[i];
     use_series_style(cr, i, smooth || series.dots ? kFaint : 1);
     stroke_series(cr, series.points, x, y, log_y);
     if (series.dots) {
@@ -974,18 +974,16 @@ void draw_line_panel(cairo_t* cr, const PlotPanel& panel, const PlotOptions& opt
 // ---------------------------------------------------------------------------------------------
 // Histograms
 
-// The buckets worth drawing: finite, non-negative counts, edges clipped to the histogram's min
-// and max when known (TensorFlow's outer buckets reach ±DBL_MAX).
-std::vector<Bucket> usable_buckets(const Histogram& histogram) {
+// A bin as drawn: [left, left + width).
+struct Bucket {
+  double left = 0, width = 0, count = 0;
+};
+
+// The bins worth drawing: finite edges and counts, non-negative counts, not reversed.
+std::vector<Bucket> usable_buckets(const std::vector<Bin>& bins) {
   std::vector<Bucket> out;
-  double min = histogram.min && std::isfinite(*histogram.min)
-                   ? *histogram.min
-                   : -std::numeric_limits<double>::infinity();
-  double max = histogram.max && std::isfinite(*histogram.max)
-                   ? *histogram.max
-                   : std::numeric_limits<double>::infinity();
-  for (const auto& b : histogram.buckets) {
-    double left = std::max(b.left, min), right = std::min(b.left + b.width, max);
+  for (const auto& b : bins) {
+    double left = b.lo, right = b.hi;
     if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(b.count) || b.count < 0 ||
         right < left) {
       continue;
@@ -1005,9 +1003,9 @@ struct PreparedHistograms {
 
 PreparedHistograms prepare(const HistogramSeries& series) {
   PreparedHistograms out;
-  for (const auto& [step, histogram] : series.steps) {
+  for (const auto& [step, bins] : series.steps) {
     out.steps.push_back(step);
-    out.buckets.push_back(usable_buckets(histogram));
+    out.buckets.push_back(usable_buckets(bins));
     for (const auto& b : out.buckets.back()) {
       if (b.count <= 0) continue;
       out.lo = std::min(out.lo, b.left);
@@ -1019,7 +1017,7 @@ PreparedHistograms prepare(const HistogramSeries& series) {
 
 std::string step_label(double step) { return fmt::format("{}", static_cast<int64_t>(step)); }
 
-void draw_ridgeline_panel(cairo_t* cr, const PreparedHistograms& data, const PlotOptions& options,
+void draw_ridgeline_panel(cairo_t* cr, const PreparedHistograms& data, const Options& options,
                           double panel_width, double panel_height) {
   Rect area = plot_rows(panel_height, 0);
   // Evenly spaced steps, the first and the last included.
@@ -1086,7 +1084,7 @@ void draw_ridgeline_panel(cairo_t* cr, const PreparedHistograms& data, const Plo
   draw_axes(cr, area, x_ticks, x, y_ticks, y, "value", options.x_label);
 }
 
-void draw_heat_panel(cairo_t* cr, const PreparedHistograms& data, const PlotOptions& options,
+void draw_heat_panel(cairo_t* cr, const PreparedHistograms& data, const Options& options,
                      double panel_width, double panel_height) {
   Rect area = plot_rows(panel_height, 0);
   auto [lo, hi] = widen(data.lo, data.hi, 0);
@@ -1236,14 +1234,96 @@ void draw_heatmap_panel(cairo_t* cr, const Heatmap& map, double lo, double hi, b
   draw_colour_bar(cr, area, low, high);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Stacked bars
+
+constexpr double kBarFill = 0.7;  // of a category's band; the rest is the gap between bars
+
+bool drawable_bar(double value) { return std::isfinite(value) && value > 0; }
+
+// A category's stack: the sum of its drawable values.
+double stack_total(const BarPanel& panel, size_t category) {
+  double total = 0;
+  for (const auto& series : panel.series) {
+    if (category < series.values.size() && drawable_bar(series.values[category]))
+      total += series.values[category];
+  }
+  return total;
+}
+
+void draw_bar_panel(cairo_t* cr, const BarPanel& panel, double panel_width, double panel_height) {
+  draw_title(cr, panel.title, panel_width);
+  const size_t n = panel.categories.size();
+  double peak = 0;
+  for (size_t c = 0; c < n; ++c) peak = std::max(peak, stack_total(panel, c));
+  bool show_legend =
+      panel.series.size() > 1 || (panel.series.size() == 1 && !panel.series[0].label.empty());
+  std::vector<LegendItem> legend;
+  if (show_legend) {
+    std::vector<std::string> labels;
+    for (const auto& series : panel.series) labels.push_back(series.label);
+    legend = layout_legend(cr, labels, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+  }
+  Rect area = plot_rows(panel_height, legend_height(legend));
+  if (!(peak > 0)) {
+    area.x0 = kPad;
+    area.x1 = panel_width - kPad;
+    draw_axes(cr, area, {}, Scale{}, {}, Scale{}, "", "");
+    draw_note(cr, area, "no positive finite values");
+    draw_legend(cr, legend, 8);
+    return;
+  }
+
+  // Category names down the left, every `every`-th when the bands are too thin for each.
+  use_font(cr, kTextSize);
+  const double band = area.height() / static_cast<double>(n);
+  const auto every = static_cast<size_t>(std::max(1.0, std::ceil((kTextSize + 2) / band)));
+  Ticks y_ticks;
+  for (size_t c = 0; c < n; c += every) {
+    y_ticks.at.push_back(static_cast<double>(c));
+    y_ticks.labels.push_back(fit_text(cr, printable(panel.categories[c]), panel_width * 0.4));
+  }
+  area.x0 = std::round(kPad + widest_label(cr, y_ticks) + kTickGap);
+  area.x1 = std::round(panel_width - kPad - 6);
+  const double hi = peak * 1.05;
+  Scale x{.lo = 0, .hi = hi, .from = area.x0, .to = area.x1};
+  Scale y{.lo = -0.5, .hi = static_cast<double>(n) - 0.5, .from = area.y0, .to = area.y1};
+  Ticks x_ticks = linear_ticks(cr, 0, hi, area.width(), true, false);
+
+  draw_grid(cr, area, &x_ticks, x, nullptr, y);
+  cairo_save(cr);
+  cairo_rectangle(cr, area.x0, area.y0, area.width(), area.height());
+  cairo_clip(cr);
+  // Bars on whole pixel rows, at least one: crisp however many categories share the height.
+  const double thickness = band * kBarFill;
+  for (size_t c = 0; c < n; ++c) {
+    const double centre = y(static_cast<double>(c));
+    const double top = std::round(centre - thickness / 2);
+    const double rows = std::max(1.0, std::round(centre + thickness / 2) - top);
+    double base = 0;
+    for (size_t i = 0; i < panel.series.size(); ++i) {
+      const auto& values = panel.series[i].values;
+      if (c >= values.size() || !drawable_bar(values[c])) continue;
+      const double from = x(base), to = x(base + values[c]);
+      base += values[c];
+      set_colour(cr, kSeriesColours[i % kSeriesColours.size()]);
+      cairo_rectangle(cr, from, top, to - from, rows);
+      cairo_fill(cr);
+    }
+  }
+  cairo_restore(cr);
+  draw_axes(cr, area, x_ticks, x, y_ticks, y, panel.value_label, "");
+  draw_legend(cr, legend, 8);
+}
+
 }  // namespace
 
-std::vector<PlotPoint> smooth_points(std::span<const PlotPoint> points, double weight) {
-  std::vector<PlotPoint> out(points.begin(), points.end());
+std::vector<Point> smooth_points(std::span<const Point> points, double weight) {
+  std::vector<Point> out(points.begin(), points.end());
   if (!(weight > 0 && weight < 1)) return out;
   // TensorBoard leaves a constant series alone, so rounding does not make it wobble.
   bool constant = std::all_of(points.begin(), points.end(),
-                              [&](const PlotPoint& p) { return p.y == points.front().y; });
+                              [&](const Point& p) { return p.y == points.front().y; });
   if (constant) return out;
   double last = 0;
   double accumulated = 0;
@@ -1256,7 +1336,7 @@ std::vector<PlotPoint> smooth_points(std::span<const PlotPoint> points, double w
   return out;
 }
 
-Expected<std::string> plot_lines(std::span<const PlotPanel> panels, const PlotOptions& options) {
+Expected<std::string> lines(std::span<const Panel> panels, const Options& options) {
   if (!(options.smooth >= 0 && options.smooth < 1)) {
     return Error(fmt::format("smoothing weight must be in [0, 1), got {}", options.smooth));
   }
@@ -1267,7 +1347,7 @@ Expected<std::string> plot_lines(std::span<const PlotPanel> panels, const PlotOp
     all_log = all_log && log_y;
     for (const auto& series : panel.series) {
       any = any || std::any_of(series.points.begin(), series.points.end(),
-                               [&](const PlotPoint& p) { return drawable(p, log_y); });
+                               [&](const Point& p) { return drawable(p, log_y); });
     }
   }
   MSDT_TRY(Grid grid, grid_for(panels.size(), options));
@@ -1285,8 +1365,8 @@ Expected<std::string> plot_lines(std::span<const PlotPanel> panels, const PlotOp
   return canvas.png();
 }
 
-Expected<std::string> plot_histograms(std::span<const HistogramSeries> panels, HistogramStyle style,
-                                      const PlotOptions& options) {
+Expected<std::string> histograms(std::span<const HistogramSeries> panels, HistogramStyle style,
+                                 const Options& options) {
   std::vector<PreparedHistograms> prepared;
   for (const auto& panel : panels) prepared.push_back(prepare(panel));
   MSDT_TRY(Grid grid, grid_for(panels.size(), options));
@@ -1312,7 +1392,7 @@ Expected<std::string> plot_histograms(std::span<const HistogramSeries> panels, H
   return canvas.png();
 }
 
-Expected<std::string> plot_heatmaps(std::span<const Heatmap> panels, const PlotOptions& options) {
+Expected<std::string> heatmaps(std::span<const Heatmap> panels, const Options& options) {
   std::vector<std::pair<double, double>> ranges;
   bool any = false;
   for (const auto& map : panels) {
@@ -1350,4 +1430,27 @@ Expected<std::string> plot_heatmaps(std::span<const Heatmap> panels, const PlotO
   return canvas.png();
 }
 
-}  // namespace msdt::summary
+Expected<std::string> stacked_bars(std::span<const BarPanel> panels, const Options& options) {
+  bool any = false;
+  for (const auto& panel : panels) {
+    for (const auto& series : panel.series) {
+      if (series.values.size() > panel.categories.size()) {
+        return Error(fmt::format("bar chart {}: series {} has {} values for {} categories",
+                                 quote_for_message(panel.title), quote_for_message(series.label),
+                                 series.values.size(), panel.categories.size()));
+      }
+      any = any || std::any_of(series.values.begin(), series.values.end(), drawable_bar);
+    }
+  }
+  MSDT_TRY(Grid grid, grid_for(panels.size(), options));
+  if (!any) return Error("nothing to plot: no bar has a positive finite value");
+  MSDT_TRY(Canvas canvas, Canvas::create(grid));
+  for (size_t i = 0; i < panels.size(); ++i) {
+    canvas.panel(i, [&](cairo_t* cr) {
+      draw_bar_panel(cr, panels[i], canvas.panel_width(), canvas.panel_height());
+    });
+  }
+  return canvas.png();
+}
+
+}  // namespace msdt::plot
