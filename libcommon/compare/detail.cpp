@@ -297,7 +297,8 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
     if (best.size() > 0) summary += table::align_columns(table);
   }
   std::filesystem::path summary_path = o.directory / (prefix + "_summary.txt");
-  if (Status s = write_file_atomically(summary_path, summary)) return output(summary_path, *s);
+  if (Status s = write_file_atomically(*dir, prefix + "_summary.txt", summary))
+    return output(summary_path, *s);
   written.push_back(summary_path);
 
   if (o.png) {
