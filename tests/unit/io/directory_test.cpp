@@ -189,8 +189,8 @@ TEST_P(BeneathTest, OutputNameIsOneComponent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Openat2AndFallback, BeneathTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Fallback" : "Openat2";
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Fallback" : "Openat2";
                          });
 
 }  // namespace
