@@ -299,8 +299,10 @@ std::optional<DetailFailure> write_detail(const Pairing& pairing, size_t row_ind
     }
     if (best.size() > 0) summary += table::align_columns(table);
   }
-  std::filesystem::path summary_path = o.directory / safe_file_name(prefix, "_summary.txt");
-  if (Status s = write_file_atomically(summary_path, summary)) return output(summary_path, *s);
+  const std::string summary_name = safe_file_name(prefix, "_summary.txt");
+  std::filesystem::path summary_path = o.directory / summary_name;
+  if (Status s = write_file_atomically(*dir, summary_name, summary))
+    return output(summary_path, *s);
   written.push_back(summary_path);
 
   if (o.png) {

@@ -61,8 +61,9 @@ Expected<SourceBytes> open_source(const SourceFile& source_file) {
   const DumpFile& file = source_file.file;
   SourceBytes source;
   if (!file.standard_input && file.size <= kReadWholeLimit) {
-    int fd = source_file.directory ? ::openat(source_file.directory->fd(),
-                                              file.path.filename().c_str(), O_RDONLY | O_CLOEXEC)
+    // In its directory, by its name on disk (stored_name: what the walk read from it).
+    int fd = source_file.directory ? ::openat(source_file.directory->fd(), file.stored_name.c_str(),
+                                              O_RDONLY | O_CLOEXEC)
                                    : ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{fmt::format("cannot open: {}", errno_text())};
     // One byte more than the walk saw, to notice a file that grew since.
@@ -104,6 +105,7 @@ class RunState {
   Diagnostics& diagnostics;
   ProgressBar* progress = nullptr;
   fs::path destination;
+  std::optional<OpenDirectory> root;  // DST, opened once made
   bool to_stdout = false;
   bool usage_error = false;
 
@@ -135,24 +137,21 @@ class RunState {
   }
 
   // The open output directory DST/relative, made on first use. Small tensors are many, and
-  // resolving the whole path again for each one costs as much as writing it.
-  Expected<const OpenDirectory*> directory(const std::string& relative) {
+  // resolving the whole path again for each one costs as much as writing it. DST is the user's;
+  // the directories below it are made and opened beneath it (io/directory.h), so that a symbolic
+  // link planted under DST that leads outside is refused, not written through. `first` is true
+  // for the first caller that gets a directory's error, so that it is reported once.
+  Expected<const OpenDirectory*> directory(const std::string& relative, bool& first) {
     std::lock_guard lock(mutex_);
-    auto found = directories_.find(relative);
-    if (found != directories_.end()) return found->second.get();
-    fs::path path = destination;
-    if (!relative.empty()) {
-      MSDT_TRY(path, join_under(destination, relative));
+    first = false;
+    if (relative.empty()) return &*root;
+    auto [it, fresh] = directories_.try_emplace(relative);
+    if (fresh) {
+      it->second = std::make_unique<Expected<OpenDirectory>>(root->below(relative, true));
+      first = !*it->second;
     }
-    std::error_code ec;
-    fs::create_directories(path, ec);
-    if (ec && !fs::is_directory(path))
-      return Error{fmt::format("cannot create directory: {}", ec.message())};
-    MSDT_TRY(OpenDirectory opened, OpenDirectory::open(path));
-    auto owned = std::make_unique<OpenDirectory>(std::move(opened));
-    const OpenDirectory* result = owned.get();
-    directories_.emplace(relative, std::move(owned));
-    return result;
+    if (!*it->second) return it->second->error();
+    return &**it->second;
   }
 
   // Claims DST/relative/name for source `index`; returns the source that claimed it first.
@@ -173,18 +172,18 @@ class RunState {
   std::mutex mutex_;  // guards the members below
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> mapping_lines_;
   std::vector<std::pair<size_t, std::string>> failed_;
-  std::unordered_map<std::string, std::unique_ptr<OpenDirectory>> directories_;
+  std::unordered_map<std::string, std::unique_ptr<Expected<OpenDirectory>>> directories_;
   std::unordered_map<std::string, size_t> claims_;
 };
 
 // mapping.csv of one output directory: lines of earlier runs kept, new ones appended once.
-Status write_mapping(const fs::path& directory, std::vector<std::pair<size_t, std::string>> lines) {
+Status write_mapping(const OpenDirectory& directory,
+                     std::vector<std::pair<size_t, std::string>> lines) {
   std::stable_sort(lines.begin(), lines.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  fs::path path = directory / "mapping.csv";
   std::string text;
   std::set<std::string, std::less<>> present;
-  if (auto existing = MappedFile::open(path)) {
+  if (auto existing = MappedFile::open(directory, "mapping.csv")) {
     Bytes bytes = existing->bytes();
     text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (!text.empty() && text.back() != '\n') text += '\n';
@@ -200,21 +199,21 @@ Status write_mapping(const fs::path& directory, std::vector<std::pair<size_t, st
     text += line;
     text += '\n';
   }
-  return write_file_atomically(path, text);
+  return write_file_atomically(directory, "mapping.csv", text);
 }
 
 void RunState::write_records() {
   for (auto& [relative, lines] : mapping_lines_) {
-    auto directory =
-        relative.empty() ? Expected<fs::path>(destination) : join_under(destination, relative);
-    if (!directory) continue;
-    if (Status status = write_mapping(*directory, std::move(lines)))
-      report(Level::OutputError, (*directory / "mapping.csv").string(), *status);
+    bool first = false;
+    auto directory = this->directory(relative, first);
+    if (!directory) continue;  // its outputs failed too, and said why
+    if (Status status = write_mapping(**directory, std::move(lines)))
+      report(Level::OutputError, ((*directory)->path() / "mapping.csv").string(), *status);
   }
   fs::path list = destination / kFailedList;
   if (failed_.empty()) {
     // A clean rerun leaves no stale list behind.
-    if (::unlink(list.c_str()) != 0 && errno != ENOENT)
+    if (::unlinkat(root->fd(), kFailedList.data(), 0) != 0 && errno != ENOENT)
       report(
           Level::OutputError, list.string(),
           Error{fmt::format("cannot remove the failed list of an earlier run: {}", errno_text())});
@@ -224,7 +223,7 @@ void RunState::write_records() {
   failed_.erase(std::unique(failed_.begin(), failed_.end()), failed_.end());
   std::string text;
   for (const auto& [index, display] : failed_) text += display + '\n';
-  if (Status status = write_file_atomically(list, text))
+  if (Status status = write_file_atomically(*root, kFailedList, text))
     report(Level::OutputError, list.string(), *status);
 }
 
@@ -282,9 +281,15 @@ class SourceConversion {
                                     quote_for_message(name), state_.display(owner))});
     if (out.name.mapping_line)
       state_.add_mapping_line(source_.relative_dir, index_, *out.name.mapping_line);
-    auto directory = state_.directory(source_.relative_dir);
-    if (!directory)
-      return output_failed(state_.destination / source_.relative_dir, std::move(directory).error());
+    bool first = false;
+    auto directory = state_.directory(source_.relative_dir, first);
+    if (!directory) {
+      if (first)
+        return output_failed(state_.destination / source_.relative_dir,
+                             std::move(directory).error());
+      failed_ = true;  // its directory's error was reported with the first of its files
+      return;
+    }
     if (state_.options.skip_existing && up_to_date(**directory, name)) return;
     auto target = [&] { return (*directory)->path() / name; };
     auto file = AtomicFile::create(**directory, name);
@@ -384,7 +389,7 @@ std::vector<SourceFile> collect_sources(RunState& state) {
   for (const std::string& root : state.options.sources) {
     bool directory = root != "-" && fs::is_directory(root, ec);
     WalkCallbacks callbacks;
-    callbacks.directory = [&](const DumpDirectory& dir) {
+    callbacks.directory = [&](DumpDirectory& dir) {
       std::string relative;
       if (directory) {
         std::error_code canonical_ec;
@@ -397,11 +402,15 @@ std::vector<SourceFile> collect_sources(RunState& state) {
       std::shared_ptr<const OpenDirectory> opened;
       if (auto here_fd = OpenDirectory::open(dir.path))
         opened = std::make_shared<const OpenDirectory>(std::move(*here_fd));
-      for (const DumpFile& file : dir.files) {
+      // The walk puts a directory's files in one group (a file given by itself is in a group of
+      // its own, whose path may be "." for a bare name): they are inside it when the first is.
+      const bool inside = opened && !dir.files.empty() && !dir.files.front().standard_input &&
+                          dir.files.front().path.parent_path() == dir.path;
+      sources.reserve(sources.size() + dir.files.size());
+      for (DumpFile& file : dir.files) {
         if (file.name.kind == FileKind::ConvertFailedList || file.name.kind == FileKind::MappingCsv)
           continue;
-        bool inside = opened && !file.standard_input && file.path.parent_path() == dir.path;
-        sources.push_back(SourceFile{file, inside ? opened : nullptr, relative, {}});
+        sources.push_back(SourceFile{std::move(file), inside ? opened : nullptr, relative, {}});
       }
     };
     callbacks.error = [&](const std::string& display, const Error& error) {
@@ -468,6 +477,12 @@ int run_convert(const ConvertOptions& options, Diagnostics& diagnostics) {
                                Error{fmt::format("cannot create the output directory: {}", why)});
       return kExitOutput;
     }
+    auto root = OpenDirectory::open(state.destination);
+    if (!root) {
+      diagnostics.output_error(options.output, root.error());
+      return kExitOutput;
+    }
+    state.root.emplace(std::move(*root));
   } else if (options.sources.size() != 1 ||
              (options.sources.front() != "-" && fs::is_directory(options.sources.front()))) {
     diagnostics.error(Error{"'-out -' writes one tensor to standard output: give a single file"});

@@ -66,7 +66,9 @@ struct DumpDirectory {
 };
 
 struct WalkCallbacks {
-  std::function<void(const DumpDirectory&)> directory;
+  // The directory is the walk's own: the callee may move its files out (dump-convert keeps them
+  // all, and copying each path again costs more than reading a small file).
+  std::function<void(DumpDirectory&)> directory;
   // A path that could not be read (missing, permission, a bad mapping.csv); the walk goes on.
   std::function<void(const std::string& display, const Error&)> error;
   // Something in a tree that is skipped but must not go unsaid: a FIFO, socket or device ("not a

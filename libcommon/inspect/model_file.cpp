@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "io/crlf.h"
+#include "io/directory.h"
+#include "io/mapped_file.h"
 #include "io/output_file.h"
 #include "io/report.h"
 #include "io/text.h"
@@ -28,15 +30,18 @@ struct ModelFile::Format {
   mutable std::mutex mutex;
   mutable std::map<std::string, std::shared_ptr<Expected<MappedFile>>> external;
 
+  mutable std::optional<Expected<OpenDirectory>> opened;  // `folder`, opened at the first use
+
   // The external file `relative`, mapped once.
   std::shared_ptr<Expected<MappedFile>> map(const std::string& relative) const {
     std::lock_guard lock(mutex);
     auto& slot = external[relative];
     if (!slot) {
-      // The name comes from the model file: it stays inside the model's folder.
-      Expected<std::filesystem::path> inside = join_under(folder, relative);
-      slot = std::make_shared<Expected<MappedFile>>(inside ? MappedFile::open(*inside)
-                                                           : Expected<MappedFile>(inside.error()));
+      // The name comes from the model file: it stays inside the model's folder, also once
+      // symbolic links are resolved.
+      if (!opened) opened = OpenDirectory::open(folder.empty() ? "." : folder);
+      slot = std::make_shared<Expected<MappedFile>>(
+          *opened ? MappedFile::open(**opened, relative) : Expected<MappedFile>(opened->error()));
     }
     return slot;
   }
@@ -332,7 +337,8 @@ Expected<ModelFile> open_model(const std::string& path, const OpenOptions& optio
   // it reads whole); verifying a CRC reads the whole file front to back (Parts: read-ahead).
   const Reading reading = options.verify_crc ? Reading::Parts : Reading::Sparse;
   MSDT_TRY(MappedFile mapped,
-           path == "-" ? MappedFile::read_stdin() : MappedFile::open(path, reading));
+           path == "-" ? MappedFile::read_stdin(std::nullopt, MappedFile::refuse_zero_start)
+                       : MappedFile::open(path, reading));
   out.file_ = std::make_shared<MappedFile>(std::move(mapped));
   auto format = std::make_shared<ModelFile::Format>();
   format->folder =
@@ -391,13 +397,15 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
   prefetch(item);
   if (format_->mindir) {
     // Raw data, external data files, 1.2-1.5 chunks and typed fields alike (model/mindir.h).
-    return model::mindir_tensor_data(bytes, format_->mindir->weights.at(item.index),
-                                     [this](std::string_view relative) -> Expected<Bytes> {
-                                       std::shared_ptr<Expected<MappedFile>> mapped =
-                                           format_->map(std::string(relative));
-                                       if (!*mapped) return mapped->error();
-                                       return (**mapped).bytes();
-                                     });
+    return model::mindir_tensor_data(
+        bytes, format_->mindir->weights.at(item.index),
+        [this](std::string_view relative) -> Expected<Bytes> {
+          std::shared_ptr<Expected<MappedFile>> mapped = format_->map(std::string(relative));
+          if (!*mapped)
+            return Error(mapped->error())
+                .with_context(fmt::format("data file {}", quote_for_message(relative)));
+          return (**mapped).bytes();
+        });
   }
   std::shared_ptr<Expected<MappedFile>> external;
   if (!item.source.empty()) {

@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "io/text.h"
 
 namespace msdt {
 
@@ -124,7 +127,53 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path, Reading
   return map_descriptor(fd, reading);
 }
 
-Expected<MappedFile> MappedFile::read_stdin(uint64_t limit,
+Expected<MappedFile> MappedFile::open(const OpenDirectory& directory, std::string_view relative,
+                                      Reading reading) {
+  MSDT_TRY(int fd, open_beneath(directory, relative, O_RDONLY | O_NONBLOCK));
+  return map_descriptor(fd, reading);
+}
+
+Expected<uint64_t> MappedFile::stdin_limit() {
+  const char* text = std::getenv("MSDT_STDIN_LIMIT");
+  if (!text || !*text) return kStdinLimit;
+  std::string_view value = text;
+  unsigned shift = 0;
+  switch (value.back()) {
+    case 'K':
+    case 'k':
+      shift = 10;
+      break;
+    case 'M':
+    case 'm':
+      shift = 20;
+      break;
+    case 'G':
+    case 'g':
+      shift = 30;
+      break;
+    default:
+      break;
+  }
+  if (shift) value.remove_suffix(1);
+  std::optional<uint64_t> count = parse_unsigned<uint64_t>(value);
+  if (!count || *count == 0 || *count > (UINT64_MAX >> shift))
+    return Error{
+        fmt::format("MSDT_STDIN_LIMIT='{}' is not a byte count (such as 4G, 512M or "
+                    "1000000)",
+                    text)};
+  return *count << shift;
+}
+
+Status MappedFile::refuse_zero_start(Bytes start) {
+  if (start.size() < kStdinStartBytes) return std::nullopt;
+  for (std::byte b : start)
+    if (b != std::byte{0}) return std::nullopt;
+  return Error::at_offset(
+      0, fmt::format("standard input starts with {} zero bytes, as no file of this kind does",
+                     kStdinStartBytes));
+}
+
+Expected<MappedFile> MappedFile::read_stdin(std::optional<uint64_t> limit_given,
                                             const std::function<Status(Bytes)>& check_start) {
   struct stat st {};
   // A redirected regular file is mapped: no copy, no limit, and it is read only where looked at.
@@ -140,6 +189,13 @@ Expected<MappedFile> MappedFile::read_stdin(uint64_t limit,
         return mapped;
       }
     }
+  }
+  // A pipe (or a terminal, a device): read into memory, up to the cap.
+  uint64_t limit = 0;
+  if (limit_given) {
+    limit = *limit_given;
+  } else {
+    MSDT_TRY(limit, stdin_limit());
   }
   MappedFile file;
   size_t capacity = 1 << 16;
@@ -163,10 +219,10 @@ Expected<MappedFile> MappedFile::read_stdin(uint64_t limit,
       auto more = read_fully(STDIN_FILENO, &probe, 1);
       if (!more) return fail(std::move(more).error());
       if (*more == 0) break;
-      return fail(Error{fmt::format(
-          "standard input is longer than {} bytes, the most \"-\" reads into memory; give the "
-          "file's path instead",
-          limit)});
+      return fail(Error{
+          fmt::format("standard input is longer than {} bytes, the most \"-\" reads into memory "
+                      "(MSDT_STDIN_LIMIT); give the file's path instead",
+                      limit)});
     }
     if (size == capacity) {
       capacity = static_cast<size_t>(std::min<uint64_t>(uint64_t{capacity} * 2, limit));

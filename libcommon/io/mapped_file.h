@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "io/byte_reader.h"
+#include "io/directory.h"
 
 namespace msdt {
 
@@ -27,18 +29,31 @@ class MappedFile {
   static Expected<MappedFile> open(const std::filesystem::path& path,
                                    Reading reading = Reading::Parts);
   static constexpr uint64_t kReadLimit = uint64_t{8} << 20;  // 8 MiB
+  // `relative` (a name taken from data, e.g. a MindIR's data file) below `directory`, never
+  // outside it once symbolic links are resolved (open_beneath in io/directory.h).
+  static Expected<MappedFile> open(const OpenDirectory& directory, std::string_view relative,
+                                   Reading reading = Reading::Parts);
 
-  // How much of standard input read_stdin keeps in memory at most.
+  // How much of standard input read_stdin keeps in memory at most, unless MSDT_STDIN_LIMIT says
+  // otherwise (stdin_limit()). Every tool's "-" goes through read_stdin: one cap, one message.
   static constexpr uint64_t kStdinLimit = uint64_t{4} << 30;  // 4 GiB
+  // The cap read_stdin applies when given none: $MSDT_STDIN_LIMIT when set (a byte count, with
+  // an optional K, M or G suffix for KiB, MiB, GiB; documented in every tool's man page), else
+  // kStdinLimit. A value that is not such a count is an error naming the variable.
+  static Expected<uint64_t> stdin_limit();
   // How many leading bytes `check_start` of read_stdin sees.
   static constexpr size_t kStdinStartBytes = 16;
   // All of standard input (for "-"). A regular file redirected with "<" is mapped like open();
-  // a pipe is read into memory, at most `limit` bytes: more is an error naming the limit.
-  // `check_start`, when given, sees the first kStdinStartBytes bytes (fewer only when the input
-  // ends sooner) before anything more is read, so input ruled out by its first bytes is refused
-  // without reading it to the end (`< /dev/zero` must not fill the memory).
-  static Expected<MappedFile> read_stdin(uint64_t limit = kStdinLimit,
+  // a pipe is read into memory, at most `limit` bytes (stdin_limit() when not given): more is an
+  // error naming the cap. `check_start`, when given, sees the first kStdinStartBytes bytes (fewer
+  // only when the input ends sooner) before anything more is read, so input ruled out by its
+  // first bytes is refused without reading it to the end (`< /dev/zero` must not fill the
+  // memory).
+  static Expected<MappedFile> read_stdin(std::optional<uint64_t> limit = std::nullopt,
                                          const std::function<Status(Bytes)>& check_start = {});
+  // A check_start for inputs that never begin with kStdinStartBytes zero bytes (models, graphs,
+  // watch files): refuses `< /dev/zero` at once.
+  static Status refuse_zero_start(Bytes start);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;

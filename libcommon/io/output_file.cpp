@@ -14,6 +14,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "io/text.h"
+
 namespace msdt {
 namespace {
 
@@ -114,31 +116,11 @@ bool is_output_temporary(std::string_view name) {
          all_digits(name.substr(tmp + 4, last_dot - tmp - 4));
 }
 
-Expected<OpenDirectory> OpenDirectory::open(const std::filesystem::path& path) {
-  OpenDirectory directory;
-  directory.path_ = path;
-  directory.fd_ = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (directory.fd_ < 0) return Error{fmt::format("cannot open the directory: {}", errno_text())};
-  return directory;
-}
-
-OpenDirectory::OpenDirectory(OpenDirectory&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
-
-OpenDirectory& OpenDirectory::operator=(OpenDirectory&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-OpenDirectory::~OpenDirectory() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Expected<AtomicFile> AtomicFile::create(const OpenDirectory& directory, std::string_view name) {
+Expected<AtomicFile> AtomicFile::create(const OpenDirectory& directory, std::string_view name,
+                                        Links links) {
+  if (name.find('/') != std::string_view::npos)
+    return Error{fmt::format("output name {} is not a file name", quote_for_message(name))};
+  MSDT_CHECK(check_relative_path(name, "output name"));
   install_signal_cleanup();
   static std::atomic<uint64_t> counter{0};
   static const pid_t pid = ::getpid();
@@ -149,10 +131,16 @@ Expected<AtomicFile> AtomicFile::create(const OpenDirectory& directory, std::str
   // /dev/null or /dev/stdout's terminal, a FIFO, a socket), also through a symbolic link, is
   // written in place: renaming over it would replace the device node with a regular file (as
   // root, /dev/null itself), and such outputs are streams with nothing half-written to hide.
+  // Through a symbolic link only at a name the user gave.
+  // Not looked for in a directory this process made (below()): nobody else put a node there, and
+  // with many small outputs the failing lookup is a system call per file.
   struct stat target {};
-  if (::fstatat(file.directory_fd_, file.name_.c_str(), &target, 0) == 0 &&
-      !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
-    file.fd_ = ::openat(file.directory_fd_, file.name_.c_str(), O_WRONLY | O_CLOEXEC);
+  const int stat_flags = links == Links::Follow ? 0 : AT_SYMLINK_NOFOLLOW;
+  if (!directory.made() &&
+      ::fstatat(file.directory_fd_, file.name_.c_str(), &target, stat_flags) == 0 &&
+      !S_ISLNK(target.st_mode) && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+    file.fd_ = ::openat(file.directory_fd_, file.name_.c_str(),
+                        O_WRONLY | O_CLOEXEC | (links == Links::Follow ? 0 : O_NOFOLLOW));
     if (file.fd_ < 0) return Error{fmt::format("cannot open output: {}", errno_text())};
     return file;
   }
@@ -246,34 +234,17 @@ Status AtomicFile::commit() {
 Status write_file_atomically(const std::filesystem::path& target, std::string_view contents) {
   std::filesystem::path parent = target.parent_path();
   MSDT_TRY(OpenDirectory directory, OpenDirectory::open(parent.empty() ? "." : parent));
-  MSDT_TRY(AtomicFile file, AtomicFile::create(directory, target.filename().string()));
+  MSDT_TRY(AtomicFile file,
+           AtomicFile::create(directory, target.filename().string(), Links::Follow));
   MSDT_CHECK(file.write(contents));
   return file.commit();
 }
 
-Expected<std::filesystem::path> join_under(const std::filesystem::path& root,
-                                           std::string_view relative) {
-  if (relative.empty()) return Error{"empty output name"};
-  if (relative.front() == '/') return Error{fmt::format("output name '{}' is absolute", relative)};
-  if (relative.find('\0') != std::string_view::npos)
-    return Error{"output name contains a NUL byte"};
-  std::filesystem::path result = root;
-  size_t start = 0;
-  while (start <= relative.size()) {
-    size_t end = relative.find('/', start);
-    if (end == std::string_view::npos) end = relative.size();
-    std::string_view part = relative.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..")
-      return Error{
-          fmt::format("output name '{}' has a '{}' component that could leave the "
-                      "output folder",
-                      relative, part)};
-    if (part.size() >= 256)
-      return Error{fmt::format("output name component of {} bytes is too long", part.size())};
-    result /= std::string(part);
-    start = end + 1;
-  }
-  return result;
+Status write_file_atomically(const OpenDirectory& directory, std::string_view name,
+                             std::string_view contents) {
+  MSDT_TRY(AtomicFile file, AtomicFile::create(directory, name));
+  MSDT_CHECK(file.write(contents));
+  return file.commit();
 }
 
 }  // namespace msdt

@@ -4,8 +4,11 @@
 // full disk, Ctrl-C or a bad tensor halfway through therefore never leaves a half-written output.
 //
 // A target that already exists and is not a regular file or a directory (a device such as
-// /dev/null, a FIFO, a socket; also behind a symbolic link) is opened and written in place, never
-// renamed over: the node stays what it was.
+// /dev/null, a FIFO, a socket) is opened and written in place, never renamed over: the node stays
+// what it was. A symbolic link at the target's name is followed to such a node only when the user
+// named the target (Links::Follow: `-o /dev/stdout`); a name made from data (Links::Replace, the
+// default: a tensor's file in an export directory) never writes through a link, it replaces the
+// link like any file.
 //
 // Temporaries are named ".msdt-tmp.PID.N" whatever the target's name, so that every legal target
 // name (up to 255 bytes) can be written; is_output_temporary() recognises them (and the
@@ -24,39 +27,22 @@
 #include <string_view>
 
 #include "io/byte_reader.h"
+#include "io/directory.h"
 
 namespace msdt {
 
 // True for the name (last path component) of a temporary an AtomicFile writes.
 bool is_output_temporary(std::string_view name);
 
-// An open directory (O_PATH): files are opened and created in it by name (openat/renameat), so
-// that reading or writing many small files does not resolve the whole path for each one. Closed
-// on destruction.
-class OpenDirectory {
- public:
-  // The directory must exist.
-  static Expected<OpenDirectory> open(const std::filesystem::path& path);
-  OpenDirectory(OpenDirectory&& other) noexcept;
-  OpenDirectory& operator=(OpenDirectory&& other) noexcept;
-  OpenDirectory(const OpenDirectory&) = delete;
-  OpenDirectory& operator=(const OpenDirectory&) = delete;
-  ~OpenDirectory();
-
-  int fd() const { return fd_; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  OpenDirectory() = default;
-  std::filesystem::path path_;
-  int fd_ = -1;
-};
+// Whether a symbolic link at an output's name is followed to a device or FIFO (see above).
+enum class Links { Replace, Follow };
 
 class AtomicFile {
  public:
   // `name` is one path component inside `directory`, which must stay open until the file is
   // committed or destroyed.
-  static Expected<AtomicFile> create(const OpenDirectory& directory, std::string_view name);
+  static Expected<AtomicFile> create(const OpenDirectory& directory, std::string_view name,
+                                     Links links = Links::Replace);
 
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
@@ -83,13 +69,11 @@ class AtomicFile {
   int slot_ = -1;  // in the registry of temporaries removed on a stopping signal
 };
 
-// Writes a whole small file atomically.
+// Writes a whole small file atomically, at a path the user named (Links::Follow).
 Status write_file_atomically(const std::filesystem::path& target, std::string_view contents);
-
-// Joins `relative` (a path taken from a dump, a name, or a user's mirror layout) under `root`,
-// refusing anything that could land outside it: absolute paths, "..", empty or "." components,
-// NUL bytes, and components of 256 bytes or more.
-Expected<std::filesystem::path> join_under(const std::filesystem::path& root,
-                                           std::string_view relative);
+// Writes a whole small file atomically as `name` inside `directory` (a name made from data:
+// Links::Replace).
+Status write_file_atomically(const OpenDirectory& directory, std::string_view name,
+                             std::string_view contents);
 
 }  // namespace msdt

@@ -32,7 +32,8 @@ struct Result {
 std::string display(const std::string& input) { return input == "-" ? "<stdin>" : input; }
 
 Expected<MappedFile> read_input(const std::string& input) {
-  return input == "-" ? MappedFile::read_stdin() : MappedFile::open(input, Reading::Whole);
+  return input == "-" ? MappedFile::read_stdin(std::nullopt, MappedFile::refuse_zero_start)
+                      : MappedFile::open(input, Reading::Whole);
 }
 
 // Reads one input and renders what `options` ask for. `last`: nothing is read after it.
@@ -123,11 +124,45 @@ Result render(const std::string& input, const ConvertOptions& options, bool in_w
   return r;
 }
 
-Status write_output(const fs::path& target, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(target.parent_path(), ec);
-  if (ec) return Error(fmt::format("cannot create the directory: {}", ec.message()));
-  return write_file_atomically(target, text);
+// The -o directory of a run over several inputs: the directory the user named is made and opened
+// as given; the folders mirrored below it are made and opened beneath it, so that a symbolic link
+// planted there that leads outside is refused, once per folder, instead of written through.
+class OutputTree {
+ public:
+  explicit OutputTree(fs::path root) : root_(std::move(root)) {}
+
+  // The folder of `relative` (a file's path under the root), or the error; `first` is true the
+  // first time that error is returned.
+  Expected<const OpenDirectory*> folder(const std::string& relative, bool& first) {
+    first = false;
+    if (!top_) {
+      std::error_code ec;
+      fs::create_directories(root_, ec);
+      top_ = ec ? Expected<OpenDirectory>(
+                      Error(fmt::format("cannot create the directory: {}", ec.message())))
+                : OpenDirectory::open(root_);
+      first = !*top_;
+    }
+    if (!*top_) return top_->error();
+    const std::string parent = fs::path(relative).parent_path().string();
+    if (parent.empty()) return &**top_;
+    auto [it, fresh] = folders_.try_emplace(parent, Error("not opened"));
+    if (fresh) {
+      it->second = (*top_)->below(parent, true);
+      first = !it->second;
+    }
+    if (!it->second) return it->second.error();
+    return &*it->second;
+  }
+
+ private:
+  fs::path root_;
+  std::optional<Expected<OpenDirectory>> top_;
+  std::map<std::string, Expected<OpenDirectory>> folders_;
+};
+
+Status write_in(const OpenDirectory& folder, const std::string& relative, const std::string& text) {
+  return write_file_atomically(folder, fs::path(relative).filename().string(), text);
 }
 
 bool to_stdout(const std::string& destination) { return destination.empty() || destination == "-"; }
@@ -260,6 +295,7 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
   // given by name) would overwrite each other: the second is refused. Outputs are written here,
   // in input order, so the first one always wins whatever -j.
   std::map<std::string, std::string> claimed;
+  OutputTree tree(options.destination);
   bool bad = walk_failed, output_failed = false;
   ordered_parallel<Result>(
       jobs.size(), options.jobs, 4 * size_t{options.jobs},
@@ -278,11 +314,18 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
           bad = true;
           return;
         }
-        auto target = join_under(options.destination, jobs[i].relative);
-        Status written = target ? write_output(*target, r.text) : Status(target.error());
+        const fs::path shown = fs::path(options.destination) / jobs[i].relative;
+        Status checked = check_relative_path(jobs[i].relative, "output name");
+        bool first = !!checked;
+        auto folder = checked ? Expected<const OpenDirectory*>(*checked)
+                              : tree.folder(jobs[i].relative, first);
+        Status written =
+            folder ? write_in(**folder, jobs[i].relative, r.text) : Status(folder.error());
         if (written) {
-          diagnostics.output_error((fs::path(options.destination) / jobs[i].relative).string(),
-                                   *written);
+          // A folder that cannot be made or is refused is said once, for its first file.
+          if (first || folder)
+            diagnostics.output_error(folder ? shown.string() : shown.parent_path().string(),
+                                     *written);
           output_failed = true;
         }
       });

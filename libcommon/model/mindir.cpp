@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "io/directory.h"
 #include "io/text.h"
 #include "proto/wire_reader.h"
 #include "tensor/dtype.h"
@@ -380,7 +381,7 @@ MindIRAttribute attribute_of(Decoder& d, const Field& field, std::string_view co
         if (!d.want(f, WireType::Len, context, "AttributeProto.values")) return;
         MindIRAttribute inner = attribute_of(d, f, context, depth + 1);
         items.push_back(inner.name.empty() ? std::move(inner.text)
-                                           : quoted(inner.name) + ": " + inner.text);
+                                           : model::quoted(inner.name) + ": " + inner.text);
         return;
       }
       default:  // 14 doc_string; 18 type_val (1.5, varint) or seq_info (2.0+, message), spec §4.10;
@@ -998,23 +999,6 @@ void add_graph_chunk(MindIR& model, Bytes chunk, std::string_view relative) {
   for (Error& e : part.problems) model.problems.push_back(chunk_problem(std::move(e), relative));
 }
 
-Status check_relative_path(std::string_view relative) {
-  if (relative.empty()) return Error("the data file name is empty");
-  if (relative.front() == '/' || relative.front() == '\\' ||
-      (relative.size() > 1 && relative[1] == ':'))
-    return Error(fmt::format("data file {} is an absolute path", quote_for_message(relative)));
-  size_t start = 0;
-  while (start <= relative.size()) {
-    size_t end = relative.find_first_of("/\\", start);
-    if (end == std::string_view::npos) end = relative.size();
-    if (relative.substr(start, end - start) == "..")
-      return Error(fmt::format("data file {} leaves the model's directory ('..')",
-                               quote_for_message(relative)));
-    start = end + 1;
-  }
-  return std::nullopt;
-}
-
 Expected<TensorData> mindir_tensor_data(Bytes file, const MindIRWeight& w,
                                         const MindIRFileSource& source) {
   const Content& c = w.content;
@@ -1032,7 +1016,7 @@ Expected<TensorData> mindir_tensor_data(Bytes file, const MindIRWeight& w,
   // The file that holds the bytes: the model, or a data file.
   Bytes holder = file;
   if (!w.data_file.empty() || w.storage == MindIRStorage::External) {
-    MSDT_CHECK(check_relative_path(w.data_file));
+    MSDT_CHECK(check_relative_path(w.data_file, "data file"));
     if (!source)
       return Error(fmt::format("data file {} not available", quote_for_message(w.data_file)));
     MSDT_TRY(holder, source(w.data_file));

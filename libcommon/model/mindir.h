@@ -184,9 +184,6 @@ void add_graph_chunk(MindIR& model, Bytes chunk, std::string_view relative);
 // Maps a data file named relative to the model's directory (the caller's choice of how).
 using MindIRFileSource = std::function<Expected<Bytes>(std::string_view relative)>;
 
-// A path a weight may name: relative, no ".." component, not empty (spec §5.3 item 1).
-Status check_relative_path(std::string_view relative);
-
 // One weight's elements: a view into `file` (raw_data) or into the data file (External,
 // GraphChunk, obtained from `source`), or decoded into an owned buffer (typed fields). Errors:
 // compressed or string weights, an unknown dtype, a length that does not match the dims, a

@@ -477,9 +477,21 @@ void TagTable::finish() {
 
 // ---- Export ------------------------------------------------------------------------------------
 
+namespace {
+
+// A directory of the export, made and opened at its first use; a failure is reported once.
+struct SubDir {
+  bool tried = false;
+  std::optional<OpenDirectory> dir;
+  explicit operator bool() const { return tried; }
+};
+
+}  // namespace
+
 struct Exporter::RunFiles {
-  fs::path dir;
-  std::optional<OpenDirectory> root, image, tensor, histogram;
+  fs::path dir;          // for messages: DIR, or DIR/<run> with --runs
+  std::string relative;  // under DIR: empty, or <run> with --runs
+  SubDir root, image, tensor, histogram;
   std::string scalars = "tag,step,wall_time (unit: seconds),value\r\n";
   std::map<std::string, std::string> histograms;  // the tag's own bytes → CSV text
   std::vector<std::string> histogram_order;
@@ -494,28 +506,45 @@ Exporter::~Exporter() = default;
 
 namespace {
 
-// Makes `name` under `parent` (once) and opens it.
-std::optional<OpenDirectory> open_subdir(const fs::path& path, Diagnostics& diagnostics) {
+// `sub` ("", "image", …) of the run's folder: DIR itself is the user's (made, links followed);
+// everything below it is made and opened beneath it, so that a symbolic link planted there that
+// leads outside is refused instead of written through.
+SubDir open_subdir(const fs::path& top, const fs::path& run_dir, const std::string& run_relative,
+                   std::string_view sub, Diagnostics& diagnostics) {
+  SubDir result;
+  result.tried = true;
+  std::string relative = run_relative;
+  if (!sub.empty()) relative += (relative.empty() ? "" : "/") + std::string(sub);
+  const fs::path shown = sub.empty() ? run_dir : run_dir / std::string(sub);
   std::error_code ec;
-  fs::create_directories(path, ec);
+  fs::create_directories(top, ec);
   if (ec) {
-    diagnostics.output_error(path.string(), Error(fmt::format("cannot create: {}", ec.message())));
-    return std::nullopt;
+    diagnostics.output_error(top.string(), Error(fmt::format("cannot create: {}", ec.message())));
+    return result;
   }
-  auto dir = OpenDirectory::open(path);
+  auto root = OpenDirectory::open(top);
+  if (!root) {
+    diagnostics.output_error(top.string(), root.error());
+    return result;
+  }
+  if (relative.empty()) {
+    result.dir.emplace(std::move(*root));
+    return result;
+  }
+  auto dir = root->below(relative, true);
   if (!dir) {
-    diagnostics.output_error(path.string(), dir.error());
-    return std::nullopt;
+    diagnostics.output_error(shown.string(), dir.error());
+    return result;
   }
-  return std::move(*dir);
+  result.dir.emplace(std::move(*dir));
+  return result;
 }
 
-void write_in(const std::optional<OpenDirectory>& dir, const fs::path& dir_path,
-              const std::string& name, std::initializer_list<Bytes> parts,
-              Diagnostics& diagnostics) {
-  if (!dir) return;
+void write_in(const SubDir& dir, const fs::path& dir_path, const std::string& name,
+              std::initializer_list<Bytes> parts, Diagnostics& diagnostics) {
+  if (!dir.dir) return;
   std::string shown = (dir_path / name).string();
-  auto file = AtomicFile::create(*dir, name);
+  auto file = AtomicFile::create(*dir.dir, name);
   if (!file) {
     diagnostics.output_error(shown, file.error());
     return;
@@ -546,13 +575,14 @@ Exporter::RunFiles& Exporter::run_files(const std::string& run) {
     slot = std::make_unique<RunFiles>();
     // With --runs each run gets its own folder, its name quoted like a tag.
     slot->dir = per_run_ ? dir_ / safe_file_name(run) : dir_;
+    if (per_run_) slot->relative = safe_file_name(run);
   }
   return *slot;
 }
 
 void Exporter::event(const Source& source, const Event& e) {
   RunFiles& r = run_files(source.run);
-  if (!r.root) r.root = open_subdir(r.dir, diagnostics_);
+  if (!r.root) r.root = open_subdir(dir_, r.dir, r.relative, "", diagnostics_);
   if (e.kind == EventKind::Graph && !r.graph && source.dialect == Dialect::MindSpore) {
     auto module = ir::parse_graph_proto(e.graph, e.graph_offset);
     if (module)
@@ -577,7 +607,7 @@ void Exporter::event(const Source& source, const Event& e) {
                                  python_float(v.scalar));
         break;
       case ValueKind::Image: {
-        if (!r.image) r.image = open_subdir(r.dir / "image", diagnostics_);
+        if (!r.image) r.image = open_subdir(dir_, r.dir, r.relative, "image", diagnostics_);
         write_in(r.image, r.dir / "image", tag_file(v, e.step.value_or(0), ".png"),
                  {v.image.encoded}, diagnostics_);
         break;
@@ -591,7 +621,7 @@ void Exporter::event(const Source& source, const Event& e) {
                                               quote_for_message(v.tag), e.step.value_or(0))));
           break;
         }
-        if (!r.tensor) r.tensor = open_subdir(r.dir / "tensor", diagnostics_);
+        if (!r.tensor) r.tensor = open_subdir(dir_, r.dir, r.relative, "tensor", diagnostics_);
         std::string header = make_npy_header(v.tensor->stored, v.tensor->dims);
         write_in(r.tensor, r.dir / "tensor", tag_file(v, e.step.value_or(0), ".npy"),
                  {text_bytes(header), v.tensor->bytes()}, diagnostics_);
@@ -622,12 +652,12 @@ void Exporter::finish() {
   if (runs_.empty()) run_files(".");
   for (auto& [run, rp] : runs_) {
     RunFiles& r = *rp;
-    if (!r.root) r.root = open_subdir(r.dir, diagnostics_);
+    if (!r.root) r.root = open_subdir(dir_, r.dir, r.relative, "", diagnostics_);
     write_in(r.root, r.dir, "scalar.csv", {text_bytes(r.scalars)}, diagnostics_);
     // parse_summary always makes image/.
-    if (!r.image) r.image = open_subdir(r.dir / "image", diagnostics_);
+    if (!r.image) r.image = open_subdir(dir_, r.dir, r.relative, "image", diagnostics_);
     if (!r.histograms.empty()) {
-      r.histogram = open_subdir(r.dir / "histogram", diagnostics_);
+      r.histogram = open_subdir(dir_, r.dir, r.relative, "histogram", diagnostics_);
       for (const std::string& tag : r.histogram_order)
         write_in(r.histogram, r.dir / "histogram", safe_file_name(tag, ".csv"),
                  {text_bytes(r.histograms[tag])}, diagnostics_);

@@ -129,8 +129,9 @@ int main(int argc, char** argv) {
   }
 
   if (!watch_file.empty()) {
-    auto mapped =
-        watch_file == "-" ? msdt::MappedFile::read_stdin() : msdt::MappedFile::open(watch_file);
+    auto mapped = watch_file == "-" ? msdt::MappedFile::read_stdin(
+                                          std::nullopt, msdt::MappedFile::refuse_zero_start)
+                                    : msdt::MappedFile::open(watch_file);
     if (!mapped) {
       diagnostics.error(watch_file, mapped.error());
       return msdt::kExitUsage;

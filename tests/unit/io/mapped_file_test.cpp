@@ -96,9 +96,55 @@ TEST_F(StdinTest, PipeLongerThanTheLimitIsRefused) {
   auto input = MappedFile::read_stdin(100'000);
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().describe(),
-            "standard input is longer than 100000 bytes, the most \"-\" reads into memory; give "
-            "the file's path instead");
+            "standard input is longer than 100000 bytes, the most \"-\" reads into memory "
+            "(MSDT_STDIN_LIMIT); give the file's path instead");
   close_stdin();
+}
+
+// With no limit given, MSDT_STDIN_LIMIT sets it (K, M, G: binary multiples); a value that is not
+// a byte count is an error naming the variable.
+uint64_t limit_or_zero() {
+  auto limit = MappedFile::stdin_limit();
+  return limit ? *limit : 0;
+}
+
+TEST_F(StdinTest, LimitFromTheEnvironment) {
+  ::signal(SIGPIPE, SIG_IGN);
+  ::setenv("MSDT_STDIN_LIMIT", "1K", 1);
+  EXPECT_EQ(limit_or_zero(), 1024u);
+  pipe_in(std::string(1000, 'x'), 2);
+  auto input = MappedFile::read_stdin();
+  ASSERT_FALSE(input);
+  EXPECT_EQ(input.error().describe(),
+            "standard input is longer than 1024 bytes, the most \"-\" reads into memory "
+            "(MSDT_STDIN_LIMIT); give the file's path instead");
+  close_stdin();
+  writer_.join();
+  ::setenv("MSDT_STDIN_LIMIT", "2M", 1);
+  EXPECT_EQ(limit_or_zero(), uint64_t{2} << 20);
+  ::setenv("MSDT_STDIN_LIMIT", "3g", 1);
+  EXPECT_EQ(limit_or_zero(), uint64_t{3} << 30);
+  for (const char* bad : {"lots", "0", "-1", "1T", "99999999999999999999"}) {
+    ::setenv("MSDT_STDIN_LIMIT", bad, 1);
+    auto limit = MappedFile::stdin_limit();
+    ASSERT_FALSE(limit) << bad;
+    EXPECT_EQ(limit.error().message, std::string("MSDT_STDIN_LIMIT='") + bad +
+                                         "' is not a byte count (such as 4G, 512M or 1000000)");
+  }
+  ::unsetenv("MSDT_STDIN_LIMIT");
+  EXPECT_EQ(limit_or_zero(), MappedFile::kStdinLimit);
+}
+
+TEST(MappedFile, ZeroStartIsRefused) {
+  const std::byte zeros[MappedFile::kStdinStartBytes] = {};
+  auto refused = MappedFile::refuse_zero_start(Bytes(zeros, sizeof zeros));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->describe(),
+            "offset 0x0: standard input starts with 16 zero bytes, as no file of this kind does");
+  EXPECT_FALSE(MappedFile::refuse_zero_start(Bytes(zeros, 15)));  // a short input: the reader says
+  std::byte one[MappedFile::kStdinStartBytes] = {};
+  one[15] = std::byte{1};
+  EXPECT_FALSE(MappedFile::refuse_zero_start(Bytes(one, sizeof one)));
 }
 
 TEST_F(StdinTest, PipeOfExactlyTheLimitIsRead) {
