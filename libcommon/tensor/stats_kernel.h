@@ -519,6 +519,9 @@ template <int Bytes>
   constexpr int kD = Bytes / 8;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const size_t nv = n / kLanes * kLanes;
+  // Short blocks (small tensors, the last block of some) keep the two passes: there is little to
+  // gain, and their results stay what they were to the last bit.
+  if (nv < kRun * kLanes) return vector_float_block<Bytes, float>(p, n, b);
   float shift = std::isfinite(b.shift) ? static_cast<float>(b.shift)
                 : n > 0                ? load<float>(p, 0)
                                        : 0.0f;

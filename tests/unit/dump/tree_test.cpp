@@ -149,11 +149,18 @@ TEST(Locate, DepthsPointAtTheDirectoriesThatNameTheLevels) {
     auto names = [](const std::string& name, const std::string& value) {
       return name.find(value) != std::string::npos;
     };
-    if (where.rank) EXPECT_TRUE(names(name_at(where.depth.rank), std::to_string(*where.rank)));
-    if (where.graph) EXPECT_TRUE(names(name_at(where.depth.graph), std::to_string(*where.graph)));
-    if (!where.net.empty()) EXPECT_TRUE(names(name_at(where.depth.net), where.net)) << shown;
-    if (where.iteration)
-      EXPECT_TRUE(names(name_at(where.depth.iteration), std::to_string(*where.iteration)));
+    if (where.rank) {
+      EXPECT_TRUE(names(name_at(where.depth.rank), std::to_string(*where.rank))) << shown;
+    }
+    if (where.graph) {
+      EXPECT_TRUE(names(name_at(where.depth.graph), std::to_string(*where.graph))) << shown;
+    }
+    if (!where.net.empty()) {
+      EXPECT_TRUE(names(name_at(where.depth.net), where.net)) << shown;
+    }
+    if (where.iteration) {
+      EXPECT_TRUE(names(name_at(where.depth.iteration), std::to_string(*where.iteration))) << shown;
+    }
     EXPECT_EQ(where.rank.has_value(), where.depth.rank.has_value()) << shown;
   }
   // Constants stand where the iteration's directory would.

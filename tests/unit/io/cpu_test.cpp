@@ -30,8 +30,12 @@ TEST(Cpu, DetectedOnce) { EXPECT_EQ(&cpu_features(), &cpu_features()); }
 
 TEST(Cpu, SetsImplyTheirParts) {
   const CpuFeatures& cpu = cpu_features();
-  if (cpu.avx512_set()) EXPECT_TRUE(cpu.avx2_set());
-  if (cpu.avx2_set()) EXPECT_TRUE(cpu.avx2 && cpu.fma && cpu.bmi2);
+  if (cpu.avx512_set()) {
+    EXPECT_TRUE(cpu.avx2_set());
+  }
+  if (cpu.avx2_set()) {
+    EXPECT_TRUE(cpu.avx2 && cpu.fma && cpu.bmi2);
+  }
   CpuFeatures none;
   EXPECT_FALSE(none.avx2_set());
   none.avx2 = none.fma = true;  // BMI2 missing
