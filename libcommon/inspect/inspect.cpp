@@ -613,7 +613,8 @@ void export_safetensors(const std::string& path, const std::string& output,
     diagnostics.output_error(output, dir.error());
     return;
   }
-  Expected<AtomicFile> file = AtomicFile::create(*dir, target.filename().string());
+  // The user named it: a link to a device (/dev/stdout) is written through.
+  Expected<AtomicFile> file = AtomicFile::create(*dir, target.filename().string(), Links::Follow);
   if (!file) {
     diagnostics.output_error(output, file.error());
     return;

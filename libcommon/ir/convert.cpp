@@ -215,7 +215,8 @@ int convert_inputs(const std::vector<std::string>& inputs, const ConvertOptions&
         auto opened = OpenDirectory::open(target.has_parent_path() ? target.parent_path() : ".");
         if (!opened) return output_error = opened.error();
         directory.emplace(std::move(*opened));
-        auto created = AtomicFile::create(*directory, target.filename().string());
+        // The user named it: a link to a device (-o /dev/stdout) is written through.
+        auto created = AtomicFile::create(*directory, target.filename().string(), Links::Follow);
         if (!created) return output_error = created.error();
         file.emplace(std::move(*created));
       }
