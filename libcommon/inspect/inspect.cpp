@@ -37,7 +37,7 @@ constexpr size_t kWindowPerWorker = 16;
 constexpr uint64_t kSplitBytes = uint64_t{16} << 20;
 
 bool selected(const Selection& selection, const Item& item) {
-  return !selection.name || std::regex_search(item.name, *selection.name);
+  return !selection.name || selection.name->search(item.name);
 }
 
 std::vector<const Item*> selected_items(const ModelFile& model, const Selection& selection) {
