@@ -175,7 +175,7 @@ TEST(WatchFile, UnknownCondition) {
   std::string m = parse_error(R"({"watchpoints": [{"condition": "TO"}, {"condition": "bogus"}]})");
   EXPECT_THAT(m, StartsWith("watchpoints[1].condition: unknown condition "));
   EXPECT_THAT(m, HasSubstr("bogus"));
-  EXPECT_THAT(m, HasSubstr("a backend name (TOO_LARGE) or a number 0-21"));
+  EXPECT_THAT(m, HasSubstr("a backend name (TOO_LARGE), a number 0-21"));
   EXPECT_THAT(parse_error(one(R"({"condition": 22})")),
               StartsWith("watchpoints[0].condition: unknown condition "));
   EXPECT_EQ(parse_error(one(R"({"condition": 1.5})")),
