@@ -15,7 +15,7 @@ complete -c dump-parse -l json -d 'Print JSON Lines (one object with --show or -
 complete -c dump-parse -l no-header -d 'Leave out the header line'
 complete -c dump-parse -l stats -d 'Add count, min, max, mean, std, abs_mean, l2norm, value counts'
 complete -c dump-parse -s j -l jobs -x -d 'Parallel workers for --stats (default: all cores)'
-complete -c dump-parse -l op -x -d 'Keep tensors whose op name matches an ECMAScript regex'
+complete -c dump-parse -l op -x -d 'Keep tensors whose op name matches an RE2 regex'
 complete -c dump-parse -l iteration -x -d 'Keep the listed iterations (e.g. 0,3,5-8)'
 complete -c dump-parse -l rank -x -d 'Keep the listed ranks (e.g. 0,3,5-8)'
 complete -c dump-parse -l graph -x -d 'Keep the listed graph ids (e.g. 0,3,5-8)'

@@ -35,7 +35,7 @@ complete -c ir-to-dot -s o -l output -x -a '(__ir_to_dot_output)' -d 'DOT file (
 complete -c ir-to-dot -l no-types -d 'Do not label edges with dtype and shape'
 complete -c ir-to-dot -l no-monads -d "Hide U/IO monads, UpdateState, Load's monad input, Depend's second input"
 complete -c ir-to-dot -l scope-depth -x -d 'Collapse scopes deeper than N into one box per scope'
-complete -c ir-to-dot -l focus -x -d 'Keep nodes matching this ECMAScript regex and --radius hops around them'
+complete -c ir-to-dot -l focus -x -d 'Keep nodes matching this RE2 regex and --radius hops around them'
 complete -c ir-to-dot -l radius -x -d 'Hops kept around --focus nodes (default 2)'
 complete -c ir-to-dot -l max-nodes -x -d 'Refuse to draw more nodes than this (default 20000; 0: no limit)'
 complete -c ir-to-dot -l rankdir -x -a 'TB LR BT RL' -d 'Layout direction (default TB)'

@@ -4,7 +4,7 @@
 # directory, or a 1.2-1.3 flat directory.
 complete -c rdr-inspect -f -a '(__fish_complete_directories)'
 complete -c rdr-inspect -l exec-order -d 'The execution order around the last kernel launched'
-complete -c rdr-inspect -l around -x -d '--exec-order: centre on kernels matching this ECMAScript regex'
+complete -c rdr-inspect -l around -x -d '--exec-order: centre on kernels matching this RE2 regex'
 complete -c rdr-inspect -l context -x -d '--exec-order: kernels shown each side (default 5)'
 complete -c rdr-inspect -l memory -d 'Every buffer of the kernels launched, largest first, overlaps flagged'
 complete -c rdr-inspect -l streams -d 'Kernels and events per stream'

@@ -18,7 +18,7 @@ end
 complete -c summary-cat -F
 complete -c summary-cat -l tags -d 'One line per tag: kind, steps, first and last step and value'
 complete -c summary-cat -l scalars -d 'Scalar rows: tag,step,wall_time (unit: seconds),value'
-complete -c summary-cat -l tag -x -d 'Only tags matching this ECMAScript regex (searched)'
+complete -c summary-cat -l tag -x -d 'Only tags matching this RE2 regex (searched)'
 complete -c summary-cat -l kind -x -a '(__summary_cat_kinds)' -d 'Only these kinds, comma-separated'
 complete -c summary-cat -l steps -x -d 'Only steps A-B (A-, -B, or one step)'
 complete -c summary-cat -l runs -d 'Each directory argument holds runs (a run column is added)'

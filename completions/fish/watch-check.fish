@@ -39,7 +39,7 @@ complete -c watch-check -s w -l watch -r -F -d 'Watch file (JSON); - for standar
 complete -c watch-check -l condition -x -a '(__watch_check_conditions)' -d 'One condition: id, abbreviation, backend name or number'
 complete -c watch-check -l param -x -a '(__watch_check_params)' -d 'NAME=VALUE for --condition (repeatable)'
 complete -c watch-check -l node -x -d 'Watch this node (repeatable); default all'
-complete -c watch-check -l node-regex -x -d 'Watch nodes matching this ECMAScript regex'
+complete -c watch-check -l node-regex -x -d 'Watch nodes matching this RE2 regex'
 complete -c watch-check -l io -x -a 'input output any' -d 'Watch inputs, outputs or any (default any)'
 complete -c watch-check -l recommended -d "MindInsight's recommended watchpoints"
 complete -c watch-check -l iteration -x -d 'Check only these iterations (e.g. 0,3,5-8 or all)'

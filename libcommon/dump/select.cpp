@@ -129,7 +129,7 @@ bool Selector::accepts(const DumpLocation& where, const DumpFile& file,
     return dtype && std::find(dtypes_.begin(), dtypes_.end(), *dtype) != dtypes_.end();
   };
   if (!dtypes_.empty() && !wanted(tensor.dtype) && !wanted(file.name.dtype)) return false;
-  if (op_ && !std::regex_search(tensor.op_name, *op_)) return false;
+  if (op_ && !op_->search(tensor.op_name)) return false;
   return true;
 }
 

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "dump/dump_file.h"
 #include "dump/tree.h"
 #include "io/error.h"
+#include "io/regex.h"
 #include "tensor/dtype.h"
 
 namespace msdt::dump {
@@ -38,7 +38,7 @@ Expected<std::vector<DType>> parse_dtype_list(std::string_view text);
 
 // The selector options as the user wrote them; empty = no selection on that field.
 struct Selection {
-  std::string op;          // ECMAScript regex searched in op_name
+  std::string op;          // RE2 regex searched in op_name
   std::string iterations;  // IdList
   std::string ranks;       // IdList
   std::string graphs;      // IdList
@@ -58,7 +58,7 @@ class Selector {
   bool accepts(const DumpLocation& where, const DumpFile& file, const DumpTensor& tensor) const;
 
  private:
-  std::optional<std::regex> op_;
+  std::optional<Regex> op_;
   std::optional<IdList> iterations_, ranks_, graphs_;
   std::string io_;
   std::vector<DType> dtypes_;

@@ -18,7 +18,7 @@ inline void add_location_options(CLI::App& app, Selection& selection) {
 }
 
 inline void add_selection_options(CLI::App& app, Selection& selection) {
-  app.add_option("--op", selection.op, "keep op names matching this ECMAScript regex");
+  app.add_option("--op", selection.op, "keep op names matching this RE2 regex");
   add_location_options(app, selection);
   app.add_option("--io", selection.io, "keep inputs or outputs")
       ->check(CLI::IsMember({"input", "output"}));

@@ -45,7 +45,7 @@ constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
 constexpr uint64_t kPrefetchBytes = uint64_t{64} << 10;
 
 bool selected(const Selection& selection, const Item& item) {
-  return !selection.name || std::regex_search(item.name, *selection.name);
+  return !selection.name || selection.name->search(item.name);
 }
 
 std::vector<const Item*> selected_items(const ModelFile& model, const Selection& selection) {

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "io/regex.h"
 #include "io/report.h"
 #include "table/sink.h"
 #include "tensor/element_convert.h"
@@ -18,7 +18,7 @@
 namespace msdt::inspect {
 
 struct Selection {
-  std::optional<std::regex> name;  // --name: searched in each item's name
+  std::optional<Regex> name;  // --name: searched in each item's name
 };
 
 struct ListOptions {

@@ -1,86 +1,47 @@
 #include "io/regex.h"
 
-#include <fmt/format.h>
+#include <re2/re2.h>
 
-#include <cctype>
+#include <algorithm>
+
+#include "io/text.h"
 
 namespace msdt {
 namespace {
 
-// Checks the pattern's shape without compiling it: length, group nesting, {m,n} counts, and no
-// quantifier right after another (a "?" after one is the lazy form and allowed).
-Status check_shape(std::string_view p) {
-  if (p.size() > kRegexMaxLength)
-    return Error(fmt::format("longer than {} characters", kRegexMaxLength));
-  int depth = 0;
-  bool quantified = false;  // the previous token was a quantifier
-  bool in_class = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '\\') {  // an escape is one atom
-      ++i;
-      quantified = false;
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      continue;
-    }
-    bool quantifier = c == '*' || c == '+' || c == '{' || (c == '?' && !quantified);
-    if (c == '?' && quantified) {  // lazy
-      quantified = false;
-      continue;
-    }
-    if (quantifier && quantified)
-      return Error(fmt::format("a quantifier follows a quantifier at character {}", i + 1));
-    switch (c) {
-      case '[':
-        in_class = true;
-        break;
-      case '(':
-        if (++depth > kRegexMaxNesting)
-          return Error(fmt::format("groups nested deeper than {}", kRegexMaxNesting));
-        break;
-      case ')':
-        depth = std::max(0, depth - 1);
-        break;
-      case '{': {
-        // {m}, {m,}, {m,n}: every count at most kRegexMaxRepeat.
-        size_t j = i + 1;
-        while (j < p.size() && p[j] != '}') {
-          if (std::isdigit(static_cast<unsigned char>(p[j]))) {
-            size_t k = j;
-            while (k < p.size() && std::isdigit(static_cast<unsigned char>(p[k]))) ++k;
-            if (k - j > 4 || std::stoul(std::string(p.substr(j, k - j))) > kRegexMaxRepeat)
-              return Error(
-                  fmt::format("a repeat count above {} at character {}", kRegexMaxRepeat, j + 1));
-            j = k;
-          } else {
-            ++j;
-          }
-        }
-        i = j;
-        break;
-      }
-      default:
-        break;
-    }
-    quantified = quantifier;
-  }
-  return std::nullopt;
+// RE2's message, "missing ): (ab", ends with the part of the pattern at fault, which may be the
+// whole pattern: shown as RE2 writes it when it is short and printable, else quoted and cut.
+std::string describe(const RE2& re) {
+  const std::string& message = re.error();
+  const std::string& arg = re.error_arg();
+  if (arg.empty() || !std::string_view(message).ends_with(arg)) return message;
+  bool printable = std::all_of(arg.begin(), arg.end(), [](char c) {
+    auto b = static_cast<unsigned char>(c);
+    return b >= 0x20 && b != 0x7f;
+  });
+  constexpr size_t kShown = 80;
+  if (printable && arg.size() <= kShown) return message;
+  return message.substr(0, message.size() - arg.size()) + quote_for_message(arg, kShown);
 }
 
 }  // namespace
 
-Expected<std::regex> compile_user_regex(std::string_view pattern) {
-  if (auto problem = check_shape(pattern))
-    return Error(fmt::format("invalid regular expression: {}", problem->message));
-  try {
-    return std::regex(pattern.begin(), pattern.end(),
-                      std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    return Error(fmt::format("invalid regular expression: {}", e.what()));
-  }
+bool Regex::search(std::string_view text) const {
+  return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re_);
+}
+
+const std::string& Regex::pattern() const { return re_->pattern(); }
+
+Expected<Regex> compile_user_regex(std::string_view pattern) {
+  RE2::Options options;
+  options.set_log_errors(false);  // the error is returned, never printed by RE2
+  options.set_max_mem(kRegexMaxMem);
+  options.set_never_capture(true);  // only whether it matches: groups capture nothing
+  auto re = std::make_shared<const RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (!re->ok()) return Error("invalid regular expression: " + describe(*re));
+  Regex regex;
+  regex.re_ = std::move(re);
+  return regex;
 }
 
 }  // namespace msdt

@@ -1,22 +1,45 @@
-// Regular expressions given by users (--op, --node-regex, node_regex in watch files), compiled
-// once and checked first for what would make std::regex crash or hang: libstdc++ compiles by
-// recursion (deep nesting overflows the stack) and backtracks exponentially on a quantifier
-// applied to a quantifier, which ECMAScript forbids but libstdc++ accepts ("a**").
+// Regular expressions given by users (--op, --node-regex and node_regex in watch files, --tag,
+// --focus, --around, --name), in RE2's syntax (https://github.com/google/re2/wiki/Syntax): matched
+// in time linear in the text, without recursion and without backtracking, so no pattern can hang
+// or crash a tool. RE2 has no backreferences (\1) and no lookaround ((?=…), (?!…), (?<=…),
+// (?<!…)); such a pattern is refused with RE2's message.
 #pragma once
 
-#include <regex>
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "io/error.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace msdt {
 
-inline constexpr size_t kRegexMaxLength = 1024;
-inline constexpr int kRegexMaxNesting = 32;
-inline constexpr unsigned long kRegexMaxRepeat = 1000;
+// The memory one compiled pattern may use, its program and its DFA cache together (RE2's own
+// default): a pattern whose program needs more is refused ("pattern too large - compile
+// failed"); a search whose DFA would outgrow it goes on in RE2's NFA, slower but still linear.
+inline constexpr int64_t kRegexMaxMem = int64_t{8} << 20;
 
-// ECMAScript syntax; the error says what is wrong ("invalid regular expression: a quantifier
-// follows a quantifier at character 3", "...: groups nested deeper than 32", a std::regex message).
-Expected<std::regex> compile_user_regex(std::string_view pattern);
+// A compiled pattern. Copies share it; any number of threads may match with it at once.
+class Regex {
+ public:
+  // Whether some part of `text` matches: searched, not anchored (^ and $ anchor at the ends of
+  // the text; (?m) makes them match at line ends too).
+  bool search(std::string_view text) const;
+  const std::string& pattern() const;
+
+ private:
+  friend Expected<Regex> compile_user_regex(std::string_view pattern);
+  std::shared_ptr<const re2::RE2> re_;
+};
+
+// The pattern is UTF-8 and matches characters; a text may hold any bytes, but one that is not
+// part of valid UTF-8 is matched by no '.' and no class. The error is "invalid regular
+// expression: " and RE2's message: "missing ): (", "invalid perl operator: (?=", "invalid escape
+// sequence: \1".
+Expected<Regex> compile_user_regex(std::string_view pattern);
 
 }  // namespace msdt

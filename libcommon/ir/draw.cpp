@@ -555,7 +555,7 @@ class Drawing {
     std::vector<size_t> seeds;
     if (options_.focus) {
       for (size_t i = 0; i < vertices_.size(); ++i)
-        if (vertices_[i].keep && std::regex_search(match_text(vertices_[i]), *options_.focus))
+        if (vertices_[i].keep && options_.focus->search(match_text(vertices_[i])))
           seeds.push_back(i);
     } else if (module_.failure && !options_.whole && !stack_.empty()) {
       seeds = stack_;

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "io/error.h"
+#include "io/regex.h"
 #include "ir/graph.h"
 
 namespace msdt::ir {
@@ -23,7 +23,7 @@ struct DrawOptions {
   bool types = true;   // dtype and shape on edges
   bool monads = true;  // U/IO monads, UpdateState, Load's monad input, Depend's second input
   std::optional<uint32_t> scope_depth;  // collapse nodes whose scope is deeper than this
-  const std::regex* focus = nullptr;    // keep matching nodes and `radius` hops around them
+  const Regex* focus = nullptr;         // keep matching nodes and `radius` hops around them
   uint32_t radius = 2;
   uint64_t max_nodes = 20000;  // 0: no limit
   std::string rankdir = "TB";

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "io/report.h"
+#include "io/text.h"
 #include "ir/draw.h"
 #include "ir/type_spec.h"
 #include "table/format.h"
@@ -92,13 +92,20 @@ ordered_json node_json(const Node& n) {
   return j;
 }
 
-// "net.py:41, 12~25/  code/" or the <= 1.8 "net.py(41)/  code/": the file and first line.
+// "net.py:41, 12~25/  code/" or the <= 1.8 "net.py(41)/  code/": the file and first line. The
+// place is the first ':' followed by digits, or '(' digits ')', after at least one character of
+// the file name and before any line break; a number beyond 64 bits is no place.
 std::pair<std::string, uint64_t> source_place(std::string_view source) {
-  static const std::regex place(R"(^(.+?)(?::(\d+)|\((\d+)\)))");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_search(source.begin(), source.end(), m, place)) return {"", 0};
-  std::string number = m[2].matched ? m[2].str() : m[3].str();
-  return {m[1].str(), std::stoull(number)};
+  for (size_t i = 1; i < source.size() && source[i] != '\n' && source[i] != '\r'; ++i) {
+    if (source[i] != ':' && source[i] != '(') continue;
+    size_t end = i + 1;
+    while (end < source.size() && source[end] >= '0' && source[end] <= '9') ++end;
+    if (end == i + 1 || (source[i] == '(' && (end == source.size() || source[end] != ')')))
+      continue;
+    auto number = parse_unsigned<uint64_t>(source.substr(i + 1, end - i - 1));
+    if (number) return {std::string(source.substr(0, i)), *number};
+  }
+  return {"", 0};
 }
 
 // The code part of a source line: after the first '/' that follows the place, without the

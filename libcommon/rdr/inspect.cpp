@@ -730,7 +730,7 @@ Window window_of(const ExecBlock& block, const Diagnosis& d, bool diagnosed, boo
   size_t n = block.nodes.size();
   if (options.around) {
     for (size_t i = 0; i < n; ++i)
-      if (std::regex_search(block.nodes[i].debug_string, *options.around)) w.marked.insert(i);
+      if (options.around->search(block.nodes[i].debug_string)) w.marked.insert(i);
   } else if (diagnosed && d.position) {
     w.marked.insert(*d.position);
   }

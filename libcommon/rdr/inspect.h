@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "dump/select.h"
+#include "io/regex.h"
 #include "io/report.h"
 #include "ir/graph.h"
 #include "rdr/recorders.h"
@@ -99,9 +99,9 @@ enum class View : uint8_t { Report, ExecOrder, Memory, Streams, Graph, Dot };
 struct ViewOptions {
   View view = View::Report;
   bool json = false;
-  const std::regex* around = nullptr;  // --around: centre the execution order on a match
-  uint32_t context = 5;                // --context
-  std::optional<uint32_t> graph_id;    // --graph
+  const Regex* around = nullptr;     // --around: centre the execution order on a match
+  uint32_t context = 5;              // --context
+  std::optional<uint32_t> graph_id;  // --graph
 };
 
 // The text (or the JSON document) of `view` over every recording read. Exit status by the caller

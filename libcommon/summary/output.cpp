@@ -34,7 +34,7 @@ bool Selection::matches_step(const std::optional<int64_t>& step) const {
 bool Selection::matches(const Event& event, const Value& value) const {
   if (!kinds.empty() && !kinds.contains(value.kind)) return false;
   if (!matches_step(event.step)) return false;
-  return !tag || std::regex_search(value.tag, *tag);
+  return !tag || tag->search(value.tag);
 }
 
 Expected<std::pair<std::optional<int64_t>, std::optional<int64_t>>> parse_step_range(

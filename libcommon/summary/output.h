@@ -9,11 +9,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "io/regex.h"
 #include "io/report.h"
 #include "plot/plot.h"
 #include "summary/scan.h"
@@ -23,7 +23,7 @@ namespace msdt::summary {
 
 // --tag REGEX (searched in the tag), --kind KIND,…, --steps A-B.
 struct Selection {
-  std::optional<std::regex> tag;
+  std::optional<Regex> tag;
   std::set<ValueKind> kinds;  // empty: all
   std::optional<int64_t> first_step, last_step;
 

@@ -125,11 +125,63 @@ constexpr auto make_table(std::index_sequence<I...>) {
 
 constexpr auto kConditions = make_table(std::make_index_sequence<kBackendCount>{});
 
+using B = Backend;
+constexpr std::string_view kProto = "gRPC proto", kApiId = "Python API id",
+                           kApiClass = "Python API class", kApiName = "Python API name";
+constexpr ConditionAlias kAliases[] = {
+    // mindinsight/debugger/proto/debug_grpc.proto, WatchCondition.Condition (spec §1.1).
+    {"nan", kProto, B::HasNan},
+    {"overflow", kProto, B::IsOverflow},
+    {"sd_gt", kProto, B::SdGt},
+    {"sd_lt", kProto, B::SdLt},
+    {"tensor_general_overflow", kProto, B::GeneralOverflow},
+    {"tensor_initialization", kProto, B::Init},
+    {"tensor_too_large", kProto, B::TooLarge},
+    {"tensor_too_small", kProto, B::TooSmall},
+    {"tensor_all_zero", kProto, B::AllZero},
+    {"tensor_change_too_large", kProto, B::ChangeTooLarge},
+    {"tensor_change_too_small", kProto, B::ChangeTooSmall},
+    {"tensor_not_changed", kProto, B::NotChanged},
+    {"tensor_range", kProto, B::Range},
+    // mindinsight/debugger/api/conditions.py, WatchpointConditionId (§1.1).
+    {"OPERATOR_OVERFLOW", kApiId, B::IsOverflow},
+    {"TENSOR_OVERFLOW", kApiId, B::GeneralOverflow},
+    {"INITIAL_WEIGHT", kApiId, B::Init},
+    {"TENSOR_TOO_LARGE", kApiId, B::TooLarge},
+    {"TENSOR_TOO_SMALL", kApiId, B::TooSmall},
+    {"TENSOR_ALL_ZERO", kApiId, B::AllZero},
+    {"TENSOR_CHANGE_TOO_LARGE", kApiId, B::ChangeTooLarge},
+    {"TENSOR_CHANGE_TOO_SMALL", kApiId, B::ChangeTooSmall},
+    {"UNCHANGED_TENSOR", kApiId, B::NotChanged},
+    {"TENSOR_RANGE", kApiId, B::Range},
+    // The condition classes of the same file and their `name`s (§6.2).
+    {"TensorTooLargeCondition", kApiClass, B::TooLarge},
+    {"TensorTooSmallCondition", kApiClass, B::TooSmall},
+    {"TensorRangeCondition", kApiClass, B::Range},
+    {"TensorOverflowCondition", kApiClass, B::GeneralOverflow},
+    {"OperatorOverflowCondition", kApiClass, B::IsOverflow},
+    {"TensorAllZeroCondition", kApiClass, B::AllZero},
+    {"TensorUnchangedCondition", kApiClass, B::NotChanged},
+    {"TensorChangeBelowThresholdCondition", kApiClass, B::ChangeTooSmall},
+    {"TensorChangeAboveThresholdCondition", kApiClass, B::ChangeTooLarge},
+    {"TensorTooLarge", kApiName, B::TooLarge},
+    {"TensorTooSmall", kApiName, B::TooSmall},
+    {"TensorRange", kApiName, B::Range},
+    {"TensorOverflow", kApiName, B::GeneralOverflow},
+    {"OperatorOverflow", kApiName, B::IsOverflow},
+    {"TensorAllZero", kApiName, B::AllZero},
+    {"TensorUnchanged", kApiName, B::NotChanged},
+    {"TensorChangeBelowThreshold", kApiName, B::ChangeTooSmall},
+    {"TensorChangeAboveThreshold", kApiName, B::ChangeTooLarge},
+};
+
 }  // namespace
 
 std::string_view backend_name(Backend backend) { return kBackendNames[static_cast<int>(backend)]; }
 
 std::span<const Condition> all_conditions() { return kConditions; }
+
+std::span<const ConditionAlias> condition_aliases() { return kAliases; }
 
 Expected<const Condition*> find_condition(std::string_view name) {
   if (auto number = parse_unsigned<uint32_t>(name)) {
@@ -139,10 +191,14 @@ Expected<const Condition*> find_condition(std::string_view name) {
       if (equals_ignoring_case(c.id, name) ||
           (!c.abbr.empty() && equals_ignoring_case(c.abbr, name)))
         return &c;
+    for (const ConditionAlias& a : kAliases)
+      if (equals_ignoring_case(a.name, name))
+        return &kConditions[17 + static_cast<size_t>(a.backend)];
   }
   return Error(fmt::format(
       "unknown condition {}: expected a MindInsight id (tensor_too_large), an abbreviation (TL), "
-      "a backend name (TOO_LARGE) or a number 0-21; watch-check --list-conditions shows them all",
+      "a backend name (TOO_LARGE), a number 0-21, or a name of the gRPC proto or the Python API "
+      "(TENSOR_CHANGE_TOO_LARGE); watch-check --list-conditions shows them all",
       quote_for_message(name)));
 }
 

@@ -67,9 +67,23 @@ struct Condition {
 // backend ones by number.
 std::span<const Condition> all_conditions();
 
-// By MindInsight id, abbreviation, backend name or number, case-insensitively. A backend name or
-// number names the backend condition (TOO_LARGE = 15 takes the same parameters as TL, WL and GL).
-// The error lists what is accepted.
+// Another family's name for a condition (spec §1.1, §6.2): the debugger's gRPC proto
+// (WatchCondition.Condition: "tensor_change_too_large"), MindInsight's Python API ids
+// (WatchpointConditionId: "TENSOR_CHANGE_TOO_LARGE"), its condition classes
+// ("TensorChangeAboveThresholdCondition") and their names ("TensorChangeAboveThreshold"). Each
+// stands for the backend condition of its number; where it is also a MindInsight id
+// (tensor_too_large), that condition is the one found (the same backend condition and parameters).
+struct ConditionAlias {
+  std::string_view name;
+  std::string_view family;  // "gRPC proto", "Python API id", "Python API class", "Python API name"
+  Backend backend;
+};
+// Every spelling of every family the spec lists, family by family in the spec's order.
+std::span<const ConditionAlias> condition_aliases();
+
+// By MindInsight id, abbreviation, backend name, number or any other family's name
+// (condition_aliases), case-insensitively. A backend name or number names the backend condition
+// (TOO_LARGE = 15 takes the same parameters as TL, WL and GL). The error lists what is accepted.
 Expected<const Condition*> find_condition(std::string_view name);
 
 const ParamSpec* find_param(const Condition& condition, std::string_view name);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/json_depth.h"
 #include "io/regex.h"
 #include "io/text.h"
 #include "table/format.h"
@@ -273,6 +274,12 @@ Expected<std::vector<ParamValue>> resolve_params(const Condition& c, const Given
 }
 
 Expected<std::vector<Watchpoint>> parse_watch_file(std::string_view text) {
+  // Checked first: nlohmann's dump, which quotes a wrong value in a message, recurses once per
+  // level and overflows the stack on a value nested 100 000 deep.
+  if (auto at = json_nesting_beyond(text, kWatchFileMaxDepth))
+    return Error::at_offset(*at, fmt::format("JSON nested deeper than {} levels (a watch file "
+                                             "needs 4)",
+                                             kWatchFileMaxDepth));
   json doc;
   try {
     doc = json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
@@ -398,7 +405,7 @@ bool watches_node(const Watchpoint& wp, std::string_view node, std::string_view 
     case Watchpoint::NodeClass::Any:
       break;
   }
-  if (wp.node_regex) return std::regex_search(node.begin(), node.end(), *wp.node_regex);
+  if (wp.node_regex) return wp.node_regex->search(node);
   if (wp.nodes.empty()) return true;
   for (const std::string& w : wp.nodes)
     if (node_matches(w, node)) return true;

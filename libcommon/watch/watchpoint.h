@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "io/error.h"
+#include "io/regex.h"
 #include "watch/condition.h"
 
 namespace msdt::watch {
@@ -35,7 +35,7 @@ struct Watchpoint {
   // with neither, every node is watched.
   std::vector<std::string> nodes;
   std::string node_regex_text;
-  std::optional<std::regex> node_regex;
+  std::optional<Regex> node_regex;
   // Op types ("op_types" in the watch file; "ReLU", "Tanh"): with nodes or a regex, both must
   // match. The recommended set also uses a node class instead of names.
   std::vector<std::string> op_types;
@@ -58,6 +58,10 @@ using GivenParams = std::vector<std::pair<std::string, GivenValue>>;
 // ("watchpoints[2].params").
 Expected<std::vector<ParamValue>> resolve_params(const Condition& condition,
                                                  const GivenParams& given, std::string_view where);
+
+// The deepest nesting of arrays and objects a watch file may have; deeper is refused before
+// parsing, at the offset of the bracket that goes too deep. A watch file needs 4 levels.
+inline constexpr size_t kWatchFileMaxDepth = 64;
 
 // Parses WATCH.json (README, man page):
 //   {"watchpoints": [{"id": 1, "condition": "MIN_LT", "params": {"param": 0.0},

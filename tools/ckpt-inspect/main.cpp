@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   auto* stats_flag =
       app.add_flag("--stats", stats, "add count, min, max, mean, std, ... per tensor");
   auto* name_option =
-      app.add_option("--name", name_regex, "only tensors whose name matches this ECMAScript regex");
+      app.add_option("--name", name_regex, "only tensors whose name matches this RE2 regex");
   auto* crc_flag = app.add_flag("--verify-crc", verify_crc,
                                 "check the crc_num of a .ckpt or safetensors file (reads it all)");
   auto* info_flag = app.add_flag("--info", info, "describe each file: kind, versions, counts, CRC");
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   (void)top_option, (void)tolerance_option, (void)bf16_option;
 
   msdt::Diagnostics diagnostics("ckpt-inspect");
-  std::optional<std::regex> regex;
+  std::optional<msdt::Regex> regex;
   auto checks = [&] {
     if (files.empty()) throw CLI::RequiredError("FILE");
     if (diff && files.size() != 2)

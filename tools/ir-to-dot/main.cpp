@@ -1,7 +1,6 @@
 // ir-to-dot: MindSpore graph files (.ir, .dat, graph protobuf, analyze_fail) as Graphviz DOT.
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <regex>
 
 #include "io/cli.h"
 #include "io/parallel.h"
@@ -38,7 +37,7 @@ int main(int argc, char** argv) {
                  "collapse nodes under scopes deeper than N into one box per scope")
       ->transform(msdt::at_least<uint32_t>(0));
   auto* focus_opt = app.add_option(
-      "--focus", focus, "keep nodes matching this ECMAScript regex and --radius hops around them");
+      "--focus", focus, "keep nodes matching this RE2 regex and --radius hops around them");
   app.add_option("--radius", radius, "hops kept around --focus nodes (default 2)")
       ->transform(msdt::at_least<uint32_t>(0));
   app.add_option("--max-nodes", max_nodes,
@@ -73,7 +72,7 @@ int main(int argc, char** argv) {
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 
-  std::optional<std::regex> focus_regex;
+  std::optional<msdt::Regex> focus_regex;
   if (!focus.empty()) {
     auto compiled = msdt::compile_user_regex(focus);
     if (!compiled) {

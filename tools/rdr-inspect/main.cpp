@@ -1,7 +1,6 @@
 // rdr-inspect: what MindSpore's Running Data Recorder saw when training failed.
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <regex>
 
 #include "dump/select.h"
 #include "io/cli.h"
@@ -32,7 +31,7 @@ int main(int argc, char** argv) {
   auto* exec_flag = app.add_flag("--exec-order", exec_order,
                                  "the execution order around the last kernel launched");
   auto* around_opt = app.add_option(
-      "--around", around, "with --exec-order: centre on kernels matching this ECMAScript regex");
+      "--around", around, "with --exec-order: centre on kernels matching this RE2 regex");
   auto* context_opt =
       app.add_option("--context", context, "with --exec-order: kernels shown each side (default 5)")
           ->transform(msdt::at_least<uint32_t>(0));
@@ -79,7 +78,7 @@ int main(int argc, char** argv) {
   if (!time.empty()) read.timestamp = time;
   read.jobs = msdt::resolve_jobs(jobs);
 
-  std::optional<std::regex> around_regex;
+  std::optional<msdt::Regex> around_regex;
   if (!around.empty()) {
     auto compiled = msdt::compile_user_regex(around);
     if (!compiled) {

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   auto* scalars_flag =
       app.add_flag("--scalars", scalars, "scalar rows: tag,step,wall_time (unit: seconds),value");
   tags_flag->excludes(scalars_flag);
-  app.add_option("--tag", tag, "only tags matching this ECMAScript regex (searched)");
+  app.add_option("--tag", tag, "only tags matching this RE2 regex (searched)");
   app.add_option("--kind", kinds,
                  "only these kinds, comma-separated: scalar, image, histogram, tensor, "
                  "landscape, text, audio, lineage, explain");

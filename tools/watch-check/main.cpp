@@ -40,6 +40,13 @@ void list_conditions(std::ostream& out) {
                     params.empty() ? "-" : params});
   }
   out << msdt::table::align_columns(rows);
+  // The other families' names, each with the condition it finds.
+  std::vector<std::vector<std::string>> aliases{{"other name", "family", "number", "same as"}};
+  for (const auto& a : msdt::watch::condition_aliases())
+    aliases.push_back({std::string(a.name), std::string(a.family),
+                       std::to_string(static_cast<int>(a.backend)),
+                       std::string((*msdt::watch::find_condition(a.name))->id)});
+  out << '\n' << msdt::table::align_columns(aliases);
 }
 
 }  // namespace
@@ -66,7 +73,7 @@ int main(int argc, char** argv) {
   auto* param_opt = app.add_option("--param", params, "NAME=VALUE for --condition (repeatable)");
   auto* node_opt = app.add_option("--node", nodes, "watch this node (repeatable); default all");
   auto* regex_opt =
-      app.add_option("--node-regex", node_regex, "watch nodes matching this ECMAScript regex");
+      app.add_option("--node-regex", node_regex, "watch nodes matching this RE2 regex");
   auto* io_opt = app.add_option("--io", io, "watch inputs, outputs or any (default any)")
                      ->check(CLI::IsMember({"input", "output", "any"}));
   auto* recommended_flag =

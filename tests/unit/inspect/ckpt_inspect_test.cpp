@@ -1,5 +1,3 @@
-#include "inspect/inspect.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "inspect/inspect.h"
 #include "inspect/model_file.h"
 #include "io/mapped_file.h"
+#include "io/regex.h"
 #include "model/safetensors.h"
 #include "support/proto_writer.h"
 #include "support/temp_tree.h"
@@ -155,7 +155,7 @@ TEST_F(InspectTest, DiffMetricsFollowMsprobesRulesAndTheExitStatusSaysWhetherAny
 
   // A tolerance above every change leaves only the parameters on one side.
   options.tolerance = 10;
-  options.selection.name = std::regex("^(same|moved|scalar)$");
+  options.selection.name = *compile_user_regex("^(same|moved|scalar)$");
   std::ostringstream quiet;
   EXPECT_EQ(diff_models(input("a.ckpt"), input("b.ckpt"), options, quiet, diagnostics_), kExitOk);
   // An unreadable side is exit status 3 and one line.

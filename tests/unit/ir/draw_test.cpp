@@ -7,8 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
-
+#include "io/regex.h"
 #include "ir/text_parser.h"
 
 namespace msdt::ir {
@@ -200,7 +199,7 @@ TEST(Draw, DeepScopesCollapseIntoOneBoxPerScopeWithCounts) {
 
 TEST(Draw, FocusKeepsMatchesAndTheirNeighbourhood) {
   Module m = parse(kGraph);
-  std::regex focus("MatMul");
+  msdt::Regex focus = *msdt::compile_user_regex("MatMul");
   DrawOptions options;
   options.focus = &focus;
   options.radius = 1;

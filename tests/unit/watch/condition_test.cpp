@@ -5,8 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace msdt::watch {
@@ -312,6 +319,170 @@ TEST(Condition, CompareSymbols) {
   EXPECT_EQ(compare_symbol(Compare::Ge), ">=");
   EXPECT_EQ(compare_symbol(Compare::Le), "<=");
   EXPECT_EQ(compare_symbol(Compare::None), "");
+}
+
+// Other families' names (spec §1.1, §6.2), as the spec writes them: "name=number, ...".
+constexpr std::string_view kProtoNames =
+    "nan=0, overflow=2, sd_gt=11, sd_lt=12, tensor_general_overflow=13, "
+    "tensor_initialization=14, tensor_too_large=15, tensor_too_small=16, tensor_all_zero=17, "
+    "tensor_change_too_large=18, tensor_change_too_small=19, tensor_not_changed=20, "
+    "tensor_range=21";
+constexpr std::string_view kApiIds =
+    "OPERATOR_OVERFLOW=2, TENSOR_OVERFLOW=13, INITIAL_WEIGHT=14, TENSOR_TOO_LARGE=15, "
+    "TENSOR_TOO_SMALL=16, TENSOR_ALL_ZERO=17, TENSOR_CHANGE_TOO_LARGE=18, "
+    "TENSOR_CHANGE_TOO_SMALL=19, UNCHANGED_TENSOR=20, TENSOR_RANGE=21";
+// §6.2's condition classes: class, name and id columns.
+constexpr std::string_view kApiClasses =
+    "TensorTooLargeCondition=15, TensorTooLarge=15, TensorTooSmallCondition=16, "
+    "TensorTooSmall=16, TensorRangeCondition=21, TensorRange=21, TensorOverflowCondition=13, "
+    "TensorOverflow=13, OperatorOverflowCondition=2, OperatorOverflow=2, "
+    "TensorAllZeroCondition=17, TensorAllZero=17, TensorUnchangedCondition=20, "
+    "TensorUnchanged=20, TensorChangeBelowThresholdCondition=19, TensorChangeBelowThreshold=19, "
+    "TensorChangeAboveThresholdCondition=18, TensorChangeAboveThreshold=18";
+
+std::vector<std::pair<std::string, int>> pairs(std::string_view text) {
+  std::vector<std::pair<std::string, int>> out;
+  std::stringstream in{std::string(text)};
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \n"));
+    const size_t eq = item.find('=');
+    out.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
+  }
+  return out;
+}
+
+void expect_resolves(const std::string& name, int number) {
+  auto c = find_condition(name);
+  ASSERT_TRUE(c) << name << ": " << c.error().message;
+  EXPECT_EQ(static_cast<int>((*c)->backend), number) << name;
+}
+
+TEST(Condition, EveryOtherFamilysNameResolvesToItsNumber) {
+  for (std::string_view family : {kProtoNames, kApiIds, kApiClasses})
+    for (const auto& [name, number] : pairs(family)) {
+      expect_resolves(name, number);
+      // Case-insensitively, like every other name.
+      std::string upper = name, lower = name;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      expect_resolves(upper, number);
+      expect_resolves(lower, number);
+    }
+  // Names of issue 25, and what they are: the backend condition, named by its backend name.
+  EXPECT_EQ((*find_condition("tensor_change_too_large"))->id, "CHANGE_TOO_LARGE");
+  EXPECT_EQ((*find_condition("TENSOR_CHANGE_TOO_LARGE"))->id, "CHANGE_TOO_LARGE");
+  EXPECT_EQ((*find_condition("TensorChangeAboveThreshold"))->id, "CHANGE_TOO_LARGE");
+  EXPECT_EQ((*find_condition("UNCHANGED_TENSOR"))->id, "NOT_CHANGED");
+  EXPECT_EQ((*find_condition("nan"))->id, "HAS_NAN");
+  EXPECT_EQ((*find_condition("INITIAL_WEIGHT"))->id, "INIT");
+  // A name that is also a MindInsight id stays that condition.
+  EXPECT_EQ((*find_condition("TENSOR_TOO_LARGE"))->abbr, "TL");
+  EXPECT_EQ((*find_condition("TensorOverflow"))->backend, Backend::GeneralOverflow);
+  // An alias takes the parameters of its backend condition.
+  EXPECT_EQ(param_names(**find_condition("TensorChangeAboveThresholdCondition")),
+            "abs_mean_update_ratio_gt, epsilon");
+  EXPECT_EQ(param_names(**find_condition("tensor_not_changed")), "rtol, atol, equal_nan");
+}
+
+// --list-conditions lists condition_aliases(): every name of the families above is there, with
+// its number, and nothing else.
+TEST(Condition, AliasesAreTheSpecsNamesFamilyByFamily) {
+  std::vector<std::pair<std::string, int>> want;
+  std::vector<std::pair<std::string, std::string>> want_family;
+  for (auto [text, family] :
+       {std::pair{kProtoNames, "gRPC proto"}, std::pair{kApiIds, "Python API id"}}) {
+    for (const auto& p : pairs(text)) {
+      want.push_back(p);
+      want_family.emplace_back(p.first, family);
+    }
+  }
+  std::vector<std::pair<std::string, int>> classes = pairs(kApiClasses);
+  for (size_t i = 0; i < classes.size(); i += 2) {  // classes first, then their names
+    want.push_back(classes[i]);
+    want_family.emplace_back(classes[i].first, "Python API class");
+  }
+  for (size_t i = 1; i < classes.size(); i += 2) {
+    want.push_back(classes[i]);
+    want_family.emplace_back(classes[i].first, "Python API name");
+  }
+  std::vector<std::pair<std::string, int>> got;
+  std::vector<std::pair<std::string, std::string>> got_family;
+  for (const ConditionAlias& a : condition_aliases()) {
+    got.emplace_back(std::string(a.name), static_cast<int>(a.backend));
+    got_family.emplace_back(std::string(a.name), std::string(a.family));
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got_family, want_family);
+}
+
+// The same against the spec file itself when the shared folder is there: every spelling of every
+// family (§1.1's table and lists, §1.2's ids and abbreviations, §6.2's classes) resolves to the
+// number the spec gives.
+TEST(Condition, EverySpellingOfTheSpecFileResolves) {
+  const char* shared = std::getenv("MSDT_SHARED_DIR");
+  if (!shared) GTEST_SKIP() << "MSDT_SHARED_DIR is not set";
+  std::ifstream file(std::string(shared) + "/spec/watchpoints.md");
+  if (!file) GTEST_SKIP() << "no spec/watchpoints.md under " << shared;
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string spec = buffer.str();
+  // One line per paragraph: the lists wrap.
+  for (size_t at; (at = spec.find("\n  ")) != std::string::npos;) spec.replace(at, 3, " ");
+  size_t checked = 0;
+  auto list_after = [&](std::string_view lead, std::string_view end) {
+    const size_t from = spec.find(lead);
+    ASSERT_NE(from, std::string::npos) << lead;
+    const size_t start = from + lead.size(), stop = spec.find(end, start);
+    for (const auto& [name, number] : pairs(spec.substr(start, stop - start))) {
+      expect_resolves(name, number);
+      ++checked;
+    }
+  };
+  list_after("`WatchCondition.Condition` uses the same numbers: `", "`.");
+  list_after("`WatchpointConditionId`: ", " (`");
+  std::stringstream lines(spec);
+  std::string line;
+  auto cells = [](const std::string& row) {
+    std::vector<std::string> out;
+    std::stringstream in(row);
+    std::string cell;
+    while (std::getline(in, cell, '|')) {
+      cell.erase(0, cell.find_first_not_of(" `"));
+      cell.erase(cell.find_last_not_of(" `") + 1);
+      out.push_back(cell);
+    }
+    return out;
+  };
+  auto first_word = [](const std::string& cell) { return cell.substr(0, cell.find(' ')); };
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("| ")) continue;
+    std::vector<std::string> c = cells(line);
+    if (c.size() == 5 && !c[1].empty() && std::isdigit(static_cast<unsigned char>(c[1][0]))) {
+      // §1.1: | 0 | HAS_NAN | 11 | SD_GT |
+      expect_resolves(first_word(c[2]), std::stoi(c[1]));
+      expect_resolves(first_word(c[4]), std::stoi(c[3]));
+      expect_resolves(c[1], std::stoi(c[1]));
+      checked += 3;
+    } else if (c.size() >= 7 && c[1].ends_with("Condition") && !c[4].empty() &&
+               std::isdigit(static_cast<unsigned char>(c[4][0]))) {
+      // §6.2: | TensorTooLargeCondition | (...) | TensorTooLarge | 15 | ...
+      expect_resolves(c[1], std::stoi(c[4]));
+      expect_resolves(c[3], std::stoi(c[4]));
+      checked += 2;
+    } else if (c.size() >= 6 && c[1].size() >= 2 && c[1].size() <= 3 &&
+               std::all_of(c[1].begin(), c[1].end(),
+                           [](char ch) { return ch >= 'A' && ch <= 'Z'; }) &&
+               !c[4].empty() && std::isdigit(static_cast<unsigned char>(c[4][0]))) {
+      // §1.2: | WI | `weight_initialization` | weight | 14 INIT | ...
+      expect_resolves(c[1], std::stoi(c[4]));
+      expect_resolves(c[2], std::stoi(c[4]));
+      checked += 2;
+    }
+  }
+  // 13 proto names, 10 API ids, 11 rows of 2 backend names plus their numbers, 17 MindInsight
+  // conditions by id and abbreviation, 9 classes by class and name.
+  EXPECT_EQ(checked, 13u + 10u + 11u * 3u + 17u * 2u + 9u * 2u);
 }
 
 }  // namespace
