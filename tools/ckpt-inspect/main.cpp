@@ -9,13 +9,13 @@
 #include <iostream>
 #include <limits>
 
-#include "inspect/inspect.h"
 #include "io/cli.h"
 #include "io/parallel.h"
 #include "io/regex.h"
 #include "io/report.h"
 #include "io/stdout.h"
 #include "io/text.h"
+#include "weights/modes.h"
 
 int main(int argc, char** argv) {
   msdt::use_line_stdout();
@@ -117,13 +117,13 @@ int main(int argc, char** argv) {
   };
   if (auto status = msdt::parse_command_line(app, argc, argv, diagnostics, checks)) return *status;
 
-  const msdt::inspect::Selection selection{regex};
+  const msdt::weights::Selection selection{regex};
   const unsigned workers = msdt::resolve_jobs(jobs);
   if (info) {
-    msdt::inspect::describe_models(files, {.json = json, .verify_crc = verify_crc}, std::cout,
+    msdt::weights::describe_models(files, {.json = json, .verify_crc = verify_crc}, std::cout,
                                    diagnostics);
   } else if (diff) {
-    const int status = msdt::inspect::diff_models(files[0], files[1],
+    const int status = msdt::weights::diff_models(files[0], files[1],
                                                   {.format = msdt::table::choose_format(csv, json),
                                                    .header = !no_header,
                                                    .selection = selection,
@@ -134,16 +134,16 @@ int main(int argc, char** argv) {
     const int output = msdt::finish_stdout(diagnostics);
     return output == msdt::kExitOutput ? output : status;
   } else if (!export_dir.empty()) {
-    msdt::inspect::export_npy(
+    msdt::weights::export_npy(
         files[0], export_dir,
         {.bf16 = bf16 == "raw" ? msdt::Bf16Mode::Raw : msdt::Bf16Mode::Float32,
          .selection = selection,
          .jobs = workers},
         diagnostics);
   } else if (!safetensors_out.empty()) {
-    msdt::inspect::export_safetensors(files[0], safetensors_out, selection, diagnostics);
+    msdt::weights::export_safetensors(files[0], safetensors_out, selection, diagnostics);
   } else {
-    msdt::inspect::list_models(files,
+    msdt::weights::list_models(files,
                                {.format = msdt::table::choose_format(csv, json),
                                 .header = !no_header,
                                 .stats = stats,

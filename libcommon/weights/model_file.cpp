@@ -1,4 +1,4 @@
-#include "inspect/model_file.h"
+#include "weights/model_file.h"
 
 #include <fmt/format.h>
 
@@ -22,7 +22,7 @@
 #include "model/ms_lite.h"
 #include "model/safetensors.h"
 
-namespace msdt::inspect {
+namespace msdt::weights {
 
 struct ModelFile::Format {
   std::filesystem::path folder;         // where external data files are looked up
@@ -430,4 +430,4 @@ void ModelFile::drop(const Item& item) const {
   for (const model::Segment& s : item.content.segments) file_->drop_pages(s.offset, s.length);
 }
 
-}  // namespace msdt::inspect
+}  // namespace msdt::weights

@@ -15,7 +15,7 @@
 #include "table/sink.h"
 #include "tensor/element_convert.h"
 
-namespace msdt::inspect {
+namespace msdt::weights {
 
 struct Selection {
   std::optional<Regex> name;  // --name: searched in each item's name
@@ -82,4 +82,4 @@ void export_npy(const std::string& path, const std::string& directory, const Exp
 void export_safetensors(const std::string& path, const std::string& output,
                         const Selection& selection, Diagnostics& diagnostics);
 
-}  // namespace msdt::inspect
+}  // namespace msdt::weights

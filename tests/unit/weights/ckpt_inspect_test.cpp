@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
-#include "inspect/model_file.h"
 #include "io/mapped_file.h"
 #include "io/regex.h"
 #include "model/safetensors.h"
 #include "support/proto_writer.h"
 #include "support/temp_tree.h"
 #include "tensor/npy.h"
+#include "weights/model_file.h"
+#include "weights/modes.h"
 
-namespace msdt::inspect {
+namespace msdt::weights {
 namespace {
 
 using msdt::testing::ProtoWriter;
@@ -229,4 +229,4 @@ TEST_F(InspectTest, ListingWithStatisticsReadsEachTensorOnceInFileOrder) {
 }
 
 }  // namespace
-}  // namespace msdt::inspect
+}  // namespace msdt::weights

@@ -19,7 +19,7 @@
 #include "model/content.h"
 #include "model/sniff.h"
 
-namespace msdt::inspect {
+namespace msdt::weights {
 
 // One listed tensor.
 struct Item {
@@ -90,4 +90,4 @@ class ModelFile {
 // all or is not a model file ("not a checkpoint: looks like ...").
 Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options = {});
 
-}  // namespace msdt::inspect
+}  // namespace msdt::weights

@@ -1,4 +1,4 @@
-#include "inspect/inspect.h"
+#include "weights/modes.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,6 @@
 #include "dump/list.h"
 #include "dump/npy_output.h"
 #include "dump/statistics.h"
-#include "inspect/model_file.h"
 #include "io/output_file.h"
 #include "io/parallel.h"
 #include "io/report.h"
@@ -25,8 +24,9 @@
 #include "summary/output.h"
 #include "table/format.h"
 #include "tensor/stats.h"
+#include "weights/model_file.h"
 
-namespace msdt::inspect {
+namespace msdt::weights {
 
 namespace fs = std::filesystem;
 
@@ -473,9 +473,9 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
         for (DiffRow& row : rows) {
           const size_t index = row_index++;
           if (row.error) {
-            diagnostics.error(fmt::format("{} / {}", path_a, path_b),
-                              std::move(*row.error).with_context(
-                                  fmt::format("'{}'", printable_path(row.name))));
+            diagnostics.error(
+                fmt::format("{} / {}", path_a, path_b),
+                std::move(*row.error).with_context(fmt::format("'{}'", printable_path(row.name))));
             unreadable = true;
           }
           differs = differs || row.differs();
@@ -641,4 +641,4 @@ void export_safetensors(const std::string& path, const std::string& output,
   if (status) diagnostics.output_error(output, *status);
 }
 
-}  // namespace msdt::inspect
+}  // namespace msdt::weights
