@@ -508,13 +508,22 @@ TEST(MemoryList, MalformedBufferLines) {
 TEST(MemoryList, NumbersBeyond64Bits) {
   EXPECT_EQ(error_of(parse_memory_list("Add-op1\nkernel_inputs 1\n&0x10000000000000000 #4\n")),
             "line 3: the address '0x10000000000000000' does not fit in 64 bits");
-  // Leading zeros do not count.
+  // Leading zeros do not count; the largest address and the largest size each fit (a buffer
+  // may end at 0xffffffffffffffff, not past it).
   auto zeros = parse_memory_list(
-      "Add-op1\nkernel_inputs 1\n&0x0000ffffffffffffffff #18446744073709551615\n"
+      "Add-op1\nkernel_inputs 2\n&0x0000ffffffffffffffff #0\n&0 #18446744073709551615\n"
       "kernel_workspaces 0\nkernel_outputs 0\n");
   ASSERT_TRUE(zeros) << error_of(zeros);
   EXPECT_EQ(zeros->kernels.at(0).inputs.at(0).address, UINT64_MAX);
-  EXPECT_EQ(zeros->kernels.at(0).inputs.at(0).size, UINT64_MAX);
+  EXPECT_EQ(zeros->kernels.at(0).inputs.at(1).size, UINT64_MAX);
+  // An end that would wrap past 2^64 (issue 25: 0xfffffffffffffffe below the address).
+  EXPECT_EQ(error_of(parse_memory_list(
+                "Add-op1\nkernel_inputs 1\n&0xffffffffffffffff #18446744073709551615\n")),
+            "line 3: the buffer at 0xffffffffffffffff of 18446744073709551615 bytes would end past "
+            "0xffffffffffffffff (address + size overflows 64 bits)");
+  EXPECT_EQ(error_of(parse_memory_list("Add-op1\nkernel_inputs 1\n&0xfffffffffffffff0 #17\n")),
+            "line 3: the buffer at 0xfffffffffffffff0 of 17 bytes would end past "
+            "0xffffffffffffffff (address + size overflows 64 bits)");
   EXPECT_EQ(error_of(parse_memory_list("Add-op1\nkernel_inputs 1\n&0x10 #18446744073709551616\n")),
             "line 3: the size '18446744073709551616' does not fit in 64 bits");
   EXPECT_EQ(error_of(parse_memory_list("Add-op1\nkernel_inputs 18446744073709551616\n")),
