@@ -835,6 +835,14 @@ std::vector<LegendItem> layout_legend(cairo_t* cr, std::span<const std::string> 
   return items;
 }
 
+// The legend of a panel's series, in its place under the panel's title band.
+template <class SeriesList>
+std::vector<LegendItem> panel_legend(cairo_t* cr, const SeriesList& series, double panel_width) {
+  std::vector<std::string> labels;
+  for (const auto& one : series) labels.push_back(one.label);
+  return layout_legend(cr, labels, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+}
+
 // `swatch_height`: 2 pixels, a line's sample; more, a bar's colour.
 void draw_legend(cairo_t* cr, const std::vector<LegendItem>& items, double swatch_height = 2) {
   use_font(cr, kTextSize);
@@ -907,9 +915,7 @@ void draw_line_panel(cairo_t* cr, const Panel& panel, const Options& options, do
                                   panel.series[0].label != panel.title);
   std::vector<LegendItem> legend;
   if (show_legend) {
-    std::vector<std::string> labels;
-    for (const auto& series : panel.series) labels.push_back(series.label);
-    legend = layout_legend(cr, labels, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+    legend = panel_legend(cr, panel.series, panel_width);
   }
   Rect area = plot_rows(panel_height, legend_height(legend));
   const std::string note = log_y ? "no positive finite values" : "no finite values";
@@ -1260,9 +1266,7 @@ void draw_bar_panel(cairo_t* cr, const BarPanel& panel, double panel_width, doub
       panel.series.size() > 1 || (panel.series.size() == 1 && !panel.series[0].label.empty());
   std::vector<LegendItem> legend;
   if (show_legend) {
-    std::vector<std::string> labels;
-    for (const auto& series : panel.series) labels.push_back(series.label);
-    legend = layout_legend(cr, labels, kPad + 20, panel_width - 2 * kPad - 20, kPad + kTitleBand);
+    legend = panel_legend(cr, panel.series, panel_width);
   }
   Rect area = plot_rows(panel_height, legend_height(legend));
   if (!(peak > 0)) {

@@ -94,6 +94,17 @@ def joined(lines):
 
 # --- options -------------------------------------------------------------------------------------
 
+def prose_lines(text):
+    """(line number, line) of every line outside the fenced code blocks, the fences included."""
+    in_block = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if re.match(r"^\s*```", line):
+            in_block = not in_block
+            continue
+        if not in_block:
+            yield number, line
+
+
 def help_text(tools_dir, tool, cache={}):
     if tool not in cache:
         result = subprocess.run([os.path.join(tools_dir, tool), "--help"], capture_output=True,
@@ -145,13 +156,7 @@ def check_options(page, tools_dir):
                 continue
             check_options_in(page, first + n, line, tools_dir)
     # Inline code spans outside the blocks that start with a tool's name.
-    in_block = False
-    for number, line in enumerate(text.split("\n"), 1):
-        if re.match(r"^\s*```", line):
-            in_block = not in_block
-            continue
-        if in_block:
-            continue
+    for number, line in prose_lines(text):
         for span in re.findall(r"`([^`]+)`", line):
             if any(span.startswith(t + " ") for t in TOOLS):
                 check_options_in(page, number, span, tools_dir)
@@ -162,11 +167,8 @@ def check_options(page, tools_dir):
 def anchors(path):
     """GitHub's anchors of a Markdown file's headings."""
     out = set()
-    in_block = False
-    for line in open(path, encoding="utf-8").read().split("\n"):
-        if re.match(r"^\s*```", line):
-            in_block = not in_block
-        elif not in_block and re.match(r"^#{1,6} ", line):
+    for _, line in prose_lines(open(path, encoding="utf-8").read()):
+        if re.match(r"^#{1,6} ", line):
             title = line.lstrip("#").strip().lower()
             out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
     return out
@@ -175,13 +177,7 @@ def anchors(path):
 def check_links(page):
     """Every relative link and image of the page names a file that exists, and a heading there."""
     text = open(page, encoding="utf-8").read()
-    in_block = False
-    for number, line in enumerate(text.split("\n"), 1):
-        if re.match(r"^\s*```", line):
-            in_block = not in_block
-            continue
-        if in_block:
-            continue
+    for number, line in prose_lines(text):
         for target in re.findall(r"\]\(([^)\s]+)\)", line):
             if re.match(r"^[a-z]+:", target):
                 continue
