@@ -349,9 +349,30 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options) {
   const Bytes body = file.first(out.body_size);
 
   ByteReader in(body);
-  uint64_t index = 0;                   // of the next Value
-  uint64_t last_index = UINT64_MAX;     // of the last Value merged into parameters.back()
-  std::vector<uint64_t> first_indexes;  // each parameter's first Value
+  uint64_t index = 0;                // of the next Value
+  std::optional<Parameter> current;  // the parameter whose slices are being read
+  uint64_t first_index = 0;          // of its first Value
+  uint64_t last_index = 0;           // of its last Value so far
+  // Sizes are checked once a parameter's slices are merged; their problems follow the walk's (at
+  // equal offsets), as the stable sort below keeps them.
+  std::vector<Error> size_problems;
+  const auto finish = [&] {
+    if (!current) return;
+    Parameter& p = *current;
+    if (p.kind == ParameterKind::MapTensor) {
+      static constexpr std::array<std::string_view, 3> kRole{": keys", ": values", ": status"};
+      for (size_t k = 0; k < p.map.size(); ++k)
+        check_content(p.map[k], p, first_index, kRole[k], size_problems);
+    } else {
+      check_content(p.content, p, first_index, "", size_problems);
+    }
+    ++out.parameter_count;
+    if (options.parameter)
+      options.parameter(std::move(p));
+    else
+      out.parameters.push_back(std::move(p));
+    current.reset();
+  };
 
   while (!in.at_end()) {
     const uint64_t at = in.offset();
@@ -382,9 +403,9 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options) {
     }
     const ParameterKind kind = kind_of(*value);
     // Runs of consecutive equal tags are one parameter (spec §4.2).
-    if (!out.parameters.empty() && last_index + 1 == this_index &&
-        out.parameters.back().name == value->tag && out.parameters.back().kind == kind) {
-      Parameter& p = out.parameters.back();
+    if (current && last_index + 1 == this_index && current->name == value->tag &&
+        current->kind == kind) {
+      Parameter& p = *current;
       if (kind == ParameterKind::MapTensor)
         merge_map(p, *value, this_index, out.problems);
       else
@@ -393,7 +414,8 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options) {
       last_index = this_index;
       continue;
     }
-    Parameter p;
+    finish();
+    Parameter& p = current.emplace();
     p.name = std::string(value->tag);
     p.kind = kind;
     if (kind == ParameterKind::MapTensor)
@@ -401,22 +423,12 @@ Checkpoint read_checkpoint(Bytes file, const ReadOptions& options) {
     else
       p.content = make_content(*value->tensor, kind);
     p.value_offsets.push_back(value->offset);
-    out.parameters.push_back(std::move(p));
-    first_indexes.push_back(this_index);
+    first_index = this_index;
     last_index = this_index;
   }
-
-  // Sizes are checked once the slices are merged; their problems follow the walk's.
-  for (size_t i = 0; i < out.parameters.size(); ++i) {
-    Parameter& p = out.parameters[i];
-    if (p.kind == ParameterKind::MapTensor) {
-      static constexpr std::array<std::string_view, 3> kRole{": keys", ": values", ": status"};
-      for (size_t k = 0; k < p.map.size(); ++k)
-        check_content(p.map[k], p, first_indexes[i], kRole[k], out.problems);
-    } else {
-      check_content(p.content, p, first_indexes[i], "", out.problems);
-    }
-  }
+  finish();
+  out.problems.insert(out.problems.end(), std::make_move_iterator(size_problems.begin()),
+                      std::make_move_iterator(size_problems.end()));
   std::stable_sort(out.problems.begin(), out.problems.end(), [](const Error& a, const Error& b) {
     return a.offset.value_or(0) < b.offset.value_or(0);
   });

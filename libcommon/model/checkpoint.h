@@ -68,13 +68,20 @@ struct ReadOptions {
   // Called with the file offset reached after each top-level message, so that a caller reading a
   // mapped file can give back the pages behind it (MappedFile::drop_pages) and keep memory flat.
   std::function<void(uint64_t)> walked;
+  // When set, each parameter is handed over as soon as it is complete (its last slice read and
+  // its size checked) instead of being kept in Checkpoint::parameters, which stays empty: memory
+  // then holds one parameter at a time, whatever their number (ckpt-inspect keeps only its own
+  // description of each).
+  std::function<void(Parameter&&)> parameter;
 };
 
 struct Checkpoint {
   uint64_t file_size = 0;
   uint64_t body_size = 0;  // the protobuf stream: the file without its CRC trailer
   CrcCheck crc;
-  std::vector<Parameter> parameters;  // in file order, runs of equal tags merged
+  std::vector<Parameter> parameters;  // in file order, runs of equal tags merged (empty when
+                                      // ReadOptions::parameter takes them)
+  uint64_t parameter_count = 0;       // parameters read, kept or handed over
   uint64_t values = 0;                // Values read (slices count one each)
   // In file order. A CRC mismatch, a size mismatch or a slice that disagrees with the first one
   // leaves the parameter listed; a damaged Value is left out; damaged framing ends the walk.

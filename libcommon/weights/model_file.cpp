@@ -65,14 +65,8 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
   model::ReadOptions read;
   read.verify_crc = options.verify_crc;
   read.walked = [&](uint64_t offset) { dropper.done_before(offset); };
-  model::Checkpoint ckpt = model::read_checkpoint(bytes, read);
-  // Exactly the items needed: a vector grown by doubling holds up to twice that, and copies
-  // them all at each step (a checkpoint may have millions of parameters).
-  size_t count = 0;
-  for (const model::Parameter& p : ckpt.parameters)
-    count += p.kind == model::ParameterKind::MapTensor ? p.map.size() : 1;
-  out.items.reserve(count);
-  for (model::Parameter& p : ckpt.parameters) {
+  // Each parameter becomes its item as soon as it is read: the reader keeps none of them.
+  read.parameter = [&](model::Parameter&& p) {
     if (p.kind == model::ParameterKind::MapTensor) {
       static const char* const kPart[] = {"keys", "values", "status"};
       for (size_t i = 0; i < p.map.size(); ++i) {
@@ -82,15 +76,16 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
         item.content = std::move(p.map[i]);
         item.offset = p.offset();
       }
-      continue;
+      return;
     }
     Item& item = out.items.emplace_back();
-    item.name = std::move(p.name);
-    item.kind = std::string(model::parameter_kind_name(p.kind));
-    item.content = std::move(p.content);
     item.offset = p.offset();
-  }
-  out.info["parameters"] = ckpt.parameters.size();
+    item.name = std::move(p.name);
+    item.kind = model::parameter_kind_name(p.kind);
+    item.content = std::move(p.content);
+  };
+  model::Checkpoint ckpt = model::read_checkpoint(bytes, read);
+  out.info["parameters"] = ckpt.parameter_count;
   out.info["values"] = ckpt.values;
   out.info["crc"] = crc_json(ckpt.crc);
   out.problems = std::move(ckpt.problems);
@@ -98,14 +93,13 @@ void read_checkpoint_file(ModelFile& out, Bytes bytes, const OpenOptions& option
 
 void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& options) {
   model::Safetensors file = model::read_safetensors(bytes, {.verify_crc = options.verify_crc});
-  out.items.reserve(file.tensors.size());
   for (model::SafetensorsTensor& t : file.tensors) {
     Item& item = out.items.emplace_back();
     item.name = std::move(t.name);
     item.kind = "tensor";
     item.content = std::move(t.content);
     // MindSpore's own dtype of a tensor stored as its NumPy view (spec §8.2: "Int4").
-    item.storage = std::move(t.mindspore_dtype);
+    if (!t.mindspore_dtype.empty()) item.set_detail().storage = std::move(t.mindspore_dtype);
   }
   out.info["header_size"] = file.header_size;
   nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
@@ -119,7 +113,7 @@ void read_safetensors_file(ModelFile& out, Bytes bytes, const OpenOptions& optio
 // read): found when the model is opened, so that every mode reports it alike.
 std::optional<Error> check_external_file(const model::MsLiteTensor& t, size_t index,
                                          const Item& item, const ModelFile::Format& format) {
-  std::shared_ptr<Expected<MappedFile>> mapped = format.map(item.source);
+  std::shared_ptr<Expected<MappedFile>> mapped = format.map(item.source());
   const model::Segment& range = item.content.segments.front();
   std::string problem;
   if (!*mapped)
@@ -131,7 +125,7 @@ std::optional<Error> check_external_file(const model::MsLiteTensor& t, size_t in
     return std::nullopt;
   return Error::at_offset(
       t.offset, fmt::format("allTensors[{}] {}: externalData '{}': {}", index,
-                            quote_for_message(item.name), printable_path(item.source), problem));
+                            quote_for_message(item.name), printable_path(item.source()), problem));
 }
 
 void read_ms_lite_file(ModelFile& out, Bytes bytes, const ModelFile::Format& format) {
@@ -163,14 +157,14 @@ void read_ms_lite_file(ModelFile& out, Bytes bytes, const ModelFile::Format& for
     item.name = lite.legacy ? fmt::format("allTensors.{}", i) : std::move(t.name);
     // Weights hold data in the file; graph inputs, outputs and activations do not.
     item.has_bytes = !t.content.segments.empty();
-    if (t.compressed()) item.storage = t.huffman ? "huffman" : t.compress_name;
+    if (t.compressed()) item.set_detail().storage = t.huffman ? "huffman" : t.compress_name;
     item.content = std::move(t.content);
     if (t.external) {
       // externalData (1.6+): the bytes lie in a file beside the model, at offset for length; a
       // damaged entry is a problem of the reader's and leaves the tensor without bytes.
-      item.storage = "external";
+      item.set_detail().storage = "external";
       if (t.external_range) {
-        item.source = t.external_data[*t.external_range].location;
+        item.set_detail().source = t.external_data[*t.external_range].location;
         if (auto problem = check_external_file(t, i, item, format)) {
           external_problems.push_back(std::move(*problem));
           item.has_bytes = false;
@@ -180,7 +174,7 @@ void read_ms_lite_file(ModelFile& out, Bytes bytes, const ModelFile::Format& for
     }
     item.kind = item.has_bytes ? "weight" : "tensor";
     if (std::any_of(t.dims.begin(), t.dims.end(), [](int32_t d) { return d < 0; }))
-      item.dynamic_dims.assign(t.dims.begin(), t.dims.end());
+      item.set_detail().dynamic_dims.assign(t.dims.begin(), t.dims.end());
   }
   out.problems = std::move(lite.problems);
   for (Error& e : external_problems) out.problems.push_back(std::move(e));
@@ -252,8 +246,8 @@ void read_mindir_file(ModelFile& out, Bytes bytes, ModelFile::Format& format) {
     item.name = w.name;
     item.kind = "weight";
     item.content = w.content;
-    item.storage = w.storage_word();
-    item.source = w.data_file;
+    item.set_detail().storage = w.storage_word();
+    if (!w.data_file.empty()) item.detail->source = w.data_file;
     item.offset = w.offset;
     item.has_bytes = w.storage != model::MindIRStorage::None;
     item.index = i;
@@ -329,6 +323,20 @@ std::optional<std::string> reads_cleanly(Bytes repaired) {
 }
 
 }  // namespace
+
+namespace {
+const ItemDetail kNoDetail;
+}  // namespace
+
+const std::string& Item::storage() const { return detail ? detail->storage : kNoDetail.storage; }
+const std::string& Item::source() const { return detail ? detail->source : kNoDetail.source; }
+const std::vector<int64_t>& Item::dynamic_dims() const {
+  return detail ? detail->dynamic_dims : kNoDetail.dynamic_dims;
+}
+ItemDetail& Item::set_detail() {
+  if (!detail) detail = std::make_unique<ItemDetail>();
+  return *detail;
+}
 
 Expected<ModelFile> open_model(const std::string& path, const OpenOptions& options) {
   ModelFile out;
@@ -408,10 +416,10 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
         });
   }
   std::shared_ptr<Expected<MappedFile>> external;
-  if (!item.source.empty()) {
-    external = format_->map(item.source);
+  if (!item.source().empty()) {
+    external = format_->map(item.source());
     if (!*external)
-      return Error(fmt::format("external data '{}': {}", printable_path(item.source),
+      return Error(fmt::format("external data '{}': {}", printable_path(item.source()),
                                external->error().message));
     bytes = (**external).bytes();
   }
@@ -420,13 +428,13 @@ Expected<model::TensorData> ModelFile::data(const Item& item) const {
 }
 
 void ModelFile::prefetch(const Item& item) const {
-  if (!item.source.empty()) return;
+  if (!item.source().empty()) return;
   for (const model::Segment& segment : item.content.segments)
     file_->prefetch(segment.offset, segment.length);
 }
 
 void ModelFile::drop(const Item& item) const {
-  if (!item.source.empty()) return;
+  if (!item.source().empty()) return;
   for (const model::Segment& s : item.content.segments) file_->drop_pages(s.offset, s.length);
 }
 

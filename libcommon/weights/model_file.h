@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/error.h"
@@ -21,26 +23,37 @@
 
 namespace msdt::weights {
 
+// What few items have (MindIR and .ms weights, safetensors tensors stored as another dtype's
+// view): kept apart, so that an item of a checkpoint of millions of plain tensors takes no room
+// for it.
+struct ItemDetail {
+  std::string storage;  // MindIR: "raw_data", "external", "float_data", ...; empty otherwise
+  std::string source;   // the external data file (relative to the model's folder), if any
+  // Dims with a dynamic (negative) axis, as declared (a .ms graph input: [-1, 1, 4, 4]); the
+  // content then has no shape and the element count is unknown.
+  std::vector<int64_t> dynamic_dims;
+};
+
 // One listed tensor.
 struct Item {
   std::string name;  // a map parameter's components are "<name>.keys", ".values", ".status"
   // "tensor", "str" (a string parameter), "random_op" (opaque RNG state), "map" (a map
   // parameter's component), "weight" (a MindIR or .ms tensor), "parameter" (-graph.meta: a graph
   // parameter, no bytes in the file).
-  std::string kind;
+  std::string_view kind;  // one of those static spellings
   model::Content content;
-  std::string storage;  // MindIR: "raw_data", "external", "float_data", ...; empty otherwise
-  std::string source;   // the external data file (relative to the model's folder), if any
+  std::unique_ptr<ItemDetail> detail;  // null: all its fields empty
   std::optional<uint64_t> offset;  // where the entry starts in the file (.ckpt: its first Value)
   bool has_bytes = true;           // false for -graph.meta parameters
-  // Dims with a dynamic (negative) axis, as declared (a .ms graph input: [-1, 1, 4, 4]); the
-  // content then has no shape and the element count is unknown.
-  std::vector<int64_t> dynamic_dims;
-  size_t index = 0;  // the reader's own number for it (a MindIR weight), for data()
+  size_t index = 0;                // the reader's own number for it (a MindIR weight), for data()
   // The bytes its elements take when they are stored as values, not bytes (MindIR float_data,
   // int64_data, ...: varints or fields one by one); otherwise content.bytes().
   std::optional<uint64_t> element_bytes;
   uint64_t bytes() const { return element_bytes ? *element_bytes : content.bytes(); }
+  const std::string& storage() const;
+  const std::string& source() const;
+  const std::vector<int64_t>& dynamic_dims() const;
+  ItemDetail& set_detail();  // the detail, made when there is none
   // Its bytes are elements of a known dtype: data() gives them as that dtype (else as raw bytes:
   // strings, random_op, unknown spellings, compressed weights, -graph.meta parameters).
   bool numeric() const {
@@ -59,7 +72,9 @@ class ModelFile {
  public:
   std::string path;  // as given
   model::Sniff sniff;
-  std::vector<Item> items;
+  // A deque: items are added as the file is read, without the copies and the spare capacity of a
+  // vector grown by doubling (a checkpoint may have millions of parameters).
+  std::deque<Item> items;
   // --info facts in order (kind, version fields, counts, CRC, MindIR header, ...): JSON values.
   nlohmann::ordered_json info = nlohmann::ordered_json::object();
   // Why the tensors cannot be listed at all (an encrypted file: the key is needed); --info still

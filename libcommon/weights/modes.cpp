@@ -66,8 +66,8 @@ table::Cell shape_cell(const std::vector<uint64_t>& shape) {
 
 // "-1x1x4x4": a declared shape with a dynamic axis.
 table::Cell dynamic_shape_cell(const Item& item) {
-  return table::Composite{dump::format_shape(item.dynamic_dims),
-                          nlohmann::ordered_json(item.dynamic_dims)};
+  return table::Composite{dump::format_shape(item.dynamic_dims()),
+                          nlohmann::ordered_json(item.dynamic_dims())};
 }
 
 table::Cell text_cell(const std::string& text) {
@@ -120,15 +120,15 @@ ListRow list_row(const ModelFile& model, const Item& item, const ListOptions& op
   ListRow row;
   row.record = {model.path,
                 item.name,
-                item.kind,
+                std::string(item.kind),
                 dtype_text(c),
                 c.spelling,
-                item.dynamic_dims.empty() ? shape_cell(c.shape) : dynamic_shape_cell(item),
-                item.dynamic_dims.empty() ? table::Cell(c.elements()) : table::Cell(),
+                item.dynamic_dims().empty() ? shape_cell(c.shape) : dynamic_shape_cell(item),
+                item.dynamic_dims().empty() ? table::Cell(c.elements()) : table::Cell(),
                 item.has_bytes ? table::Cell(item.bytes()) : table::Cell(),
                 offset ? table::Cell(*offset) : table::Cell(),
-                text_cell(item.storage),
-                text_cell(item.source)};
+                text_cell(item.storage()),
+                text_cell(item.source())};
   if (!options.stats) return row;
   std::optional<dump::RowStats> stats;
   if (item.numeric()) {
@@ -382,10 +382,11 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
 
   std::vector<const Item*> items_a = selected_items(*a, options.selection);
   std::vector<const Item*> items_b = selected_items(*b, options.selection);
-  std::unordered_map<std::string_view, const Item*> by_name_b;
-  for (const Item* item : items_b) by_name_b.emplace(item->name, item);
-  std::unordered_map<std::string_view, const Item*> by_name_a;
-  for (const Item* item : items_a) by_name_a.emplace(item->name, item);
+  // One index, of B's names: A's items are paired through it, and B's left unpaired are those
+  // it never gave (a bit each), so that memory holds one map, not two.
+  std::unordered_map<std::string_view, size_t> by_name_b;
+  by_name_b.reserve(items_b.size());
+  for (size_t i = 0; i < items_b.size(); ++i) by_name_b.emplace(items_b[i]->name, i);
 
   struct Task {
     const Item* a = nullptr;
@@ -393,14 +394,19 @@ int diff_models(const std::string& path_a, const std::string& path_b, const Diff
   };
   std::vector<Task> tasks;
   tasks.reserve(items_a.size());
+  std::vector<bool> paired_b(items_b.size());
   for (const Item* item : items_a) {
     auto it = by_name_b.find(item->name);
-    tasks.push_back({item, it == by_name_b.end() ? nullptr : it->second});
+    if (it == by_name_b.end()) {
+      tasks.push_back({item, nullptr});
+      continue;
+    }
+    tasks.push_back({item, items_b[it->second]});
+    paired_b[it->second] = true;
   }
-  for (const Item* item : items_b)
-    if (!by_name_a.contains(item->name)) tasks.push_back({nullptr, item});
-  // The maps' buckets go with them (clear() would keep them).
-  decltype(by_name_a)().swap(by_name_a);
+  for (size_t i = 0; i < items_b.size(); ++i)
+    if (!paired_b[i]) tasks.push_back({nullptr, items_b[i]});
+  // The map's buckets go with it (clear() would keep them).
   decltype(by_name_b)().swap(by_name_b);
 
   // Pairs go to the workers in chunks: handing one result over costs more than comparing an
@@ -524,7 +530,7 @@ Status write_item(const ModelFile& model, const Item& item, const OpenDirectory&
       AtomicFile::create(directory, safe_file_name(item.name, npy ? ".npy" : ".bin"));
   if (!created) return output_failed = true, created.error();
   AtomicFile& file = *created;
-  const bool in_file = item.source.empty() && !data.copied();
+  const bool in_file = item.source().empty() && !data.copied();
   dump::FileSink sink(file, in_file ? model.file().fd() : -1,
                       in_file ? model.file().bytes().data() : nullptr);
   dump::PlannedOutput planned;
@@ -592,7 +598,7 @@ void export_safetensors(const std::string& path, const std::string& output,
     if (!item->has_bytes) continue;
     std::optional<std::string_view> name =
         item->numeric() ? model::safetensors_dtype_name(*item->content.dtype) : std::nullopt;
-    const bool encoded = item->storage == "compressed";  // MindIR: not the elements
+    const bool encoded = item->storage() == "compressed";  // MindIR: not the elements
     if (!name || encoded || !item->consistent()) {
       diagnostics.warning(path,
                           Error(fmt::format("'{}' ({} {}) left out: {}", printable_path(item->name),
@@ -602,7 +608,7 @@ void export_safetensors(const std::string& path, const std::string& output,
                                                       : "its bytes do not match its shape")));
       continue;
     }
-    if (item->storage == "Int4") metadata.emplace_back(item->name, "Int4");
+    if (item->storage() == "Int4") metadata.emplace_back(item->name, "Int4");
     items.push_back(item);
     entries.push_back({item->name, *item->content.dtype, item->content.shape, item->bytes()});
   }

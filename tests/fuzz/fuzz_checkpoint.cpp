@@ -34,10 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The walk reports offsets that only go forward and stay inside the file.
   uint64_t walked = 0;
   const msdt::model::Checkpoint checkpoint =
-      msdt::model::read_checkpoint(file, {.verify_crc = true, .walked = [&](uint64_t offset) {
-                                            if (offset < walked || offset > size) std::abort();
-                                            walked = offset;
-                                          }});
+      msdt::model::read_checkpoint(file, {.verify_crc = true,
+                                          .walked =
+                                              [&](uint64_t offset) {
+                                                if (offset < walked || offset > size) std::abort();
+                                                walked = offset;
+                                              },
+                                          .parameter = {}});
   if (checkpoint.body_size > size) std::abort();
   unsigned sum = 0;
   for (const auto& p : checkpoint.parameters) {

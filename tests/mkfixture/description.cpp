@@ -101,7 +101,10 @@ std::vector<uint64_t> Node::u64_list() const {
 
 std::string brief(const json& value) {
   std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  if (text.size() > 40) {
+    text.resize(37);
+    text += "...";
+  }
   return text;
 }
 

@@ -484,7 +484,8 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
   append(body, value("fc.weight", tensor({2, 10}, "Float32", pattern(80))));
   const uint32_t good = reference_crc32(body);
 
-  Checkpoint ok = read_checkpoint(with_trailer(body, good), {.verify_crc = true, .walked = {}});
+  Checkpoint ok = read_checkpoint(with_trailer(body, good),
+                                  {.verify_crc = true, .walked = {}, .parameter = {}});
   EXPECT_EQ(problems_of(ok), Strings{});
   EXPECT_EQ(ok.body_size, body.size());
   EXPECT_EQ(ok.file_size, body.size() + 17);
@@ -499,7 +500,8 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
   EXPECT_EQ(unchecked.crc.stored, good);
   EXPECT_EQ(unchecked.parameters.size(), 2u);
 
-  Checkpoint bad = read_checkpoint(with_trailer(body, 0x12345678), {.verify_crc = true, .walked = {}});
+  Checkpoint bad = read_checkpoint(with_trailer(body, 0x12345678),
+                                   {.verify_crc = true, .walked = {}, .parameter = {}});
   EXPECT_EQ(bad.crc.status, CrcStatus::Mismatch);
   const std::string expected =
       fmt::format("CRC mismatch (stored 0x12345678, computed {:#010x})", good);
@@ -508,7 +510,7 @@ TEST(ReadCheckpoint, CrcTrailerOkMismatchAbsent) {
             Strings{fmt::format("offset {:#x}: crc_num trailer: {}", body.size(), expected)});
   EXPECT_EQ(bad.parameters.size(), 2u);
 
-  Checkpoint absent = read_checkpoint(body, {.verify_crc = true, .walked = {}});
+  Checkpoint absent = read_checkpoint(body, {.verify_crc = true, .walked = {}, .parameter = {}});
   EXPECT_EQ(absent.crc.status, CrcStatus::Absent);
   EXPECT_EQ(absent.crc.describe(), "CRC absent");
   EXPECT_EQ(problems_of(absent), Strings{});
@@ -544,6 +546,52 @@ TEST(ReadCheckpoint, TruncationAtEveryByteNeverCrashesAndSaysWhere) {
       (void)raw_data(Bytes(file).first(n), p.content);
     }
   }
+}
+
+// ReadOptions::parameter hands each parameter over as it is complete: the same parameters (slices
+// merged), the same problems in the same order and the same count as the kept vector, at every
+// truncation of a file with slices, a string and a parameter cut short.
+TEST(ReadCheckpoint, HandsOverEachParameterAsTheVectorWouldHoldIt) {
+  File file = value("fc.bias", tensor({3}, "Float32", pattern(12)));
+  append(file, value("w", tensor({2}, "Float16", pattern(4))));
+  append(file, value("w", tensor({2}, "Float16", pattern(4))));
+  append(file, value("s", tensor({0}, "str", utf32({'a'}))));
+  append(file, value("short", tensor({4}, "Float32", pattern(12))));  // 12 of 16 bytes
+  append(file, value("w", tensor({2}, "Float16", pattern(0))));       // not a slice: w again
+  for (size_t n = 0; n <= file.size(); ++n) {
+    SCOPED_TRACE(n);
+    const Bytes part = Bytes(file).first(n);
+    const Checkpoint kept = read_checkpoint(part);
+    std::vector<Parameter> handed;
+    ReadOptions options;
+    options.parameter = [&](Parameter&& p) { handed.push_back(std::move(p)); };
+    const Checkpoint streamed = read_checkpoint(part, options);
+    EXPECT_TRUE(streamed.parameters.empty());
+    EXPECT_EQ(streamed.parameter_count, kept.parameters.size());
+    EXPECT_EQ(kept.parameter_count, kept.parameters.size());
+    EXPECT_EQ(problems_of(streamed), problems_of(kept));
+    ASSERT_EQ(handed.size(), kept.parameters.size());
+    for (size_t i = 0; i < handed.size(); ++i) {
+      EXPECT_EQ(handed[i].name, kept.parameters[i].name);
+      EXPECT_EQ(handed[i].kind, kept.parameters[i].kind);
+      EXPECT_EQ(handed[i].value_offsets, kept.parameters[i].value_offsets);
+      EXPECT_EQ(handed[i].content.segments.size(), kept.parameters[i].content.segments.size());
+      EXPECT_EQ(handed[i].content.expected_bytes, kept.parameters[i].content.expected_bytes);
+    }
+  }
+  // The whole file: "w" twice (two slices whose dims each say the whole, then a parameter of its
+  // own), each size problem at its parameter's first Value.
+  const Checkpoint whole = read_checkpoint(file);
+  ASSERT_EQ(whole.parameters.size(), 5u);
+  EXPECT_EQ(whole.parameters[1].content.segments.size(), 2u);
+  EXPECT_EQ(whole.parameters[4].name, "w");
+  EXPECT_EQ(problems_of(whole),
+            (Strings{"offset 0x26: Value 1 'w': content holds 8 bytes in 2 slices (at 0x3a, 0x52), "
+                     "dims [2] Float16 need 4",
+                     "offset 0x6a: Value 4 'short': content holds 12 bytes (at 0x82), dims [4] "
+                     "Float32 need 16",
+                     "offset 0x8e: Value 5 'w': content holds 0 bytes (at 0xa2), dims [2] Float16 "
+                     "need 4"}));
 }
 
 TEST(ReadCheckpoint, DeclaredLengthBeyondTheFile) {

@@ -84,7 +84,7 @@ TEST_F(InspectTest, OpensACheckpointAsItsTensorsWithMapComponentsAsThree) {
   std::vector<std::string> names, kinds;
   for (const Item& item : model->items) {
     names.push_back(item.name);
-    kinds.push_back(item.kind);
+    kinds.emplace_back(item.kind);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"w", "emb.keys", "emb.values", "emb.status", "s"}));
   EXPECT_EQ(kinds, (std::vector<std::string>{"tensor", "map", "map", "map", "str"}));
